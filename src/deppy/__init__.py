@@ -1,0 +1,1 @@
+"""deppy: a dependency and constraint resolver."""

@@ -1,0 +1,1 @@
+"""cli layer of deppy (see DESIGN.md)."""

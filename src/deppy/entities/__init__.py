@@ -1,0 +1,1 @@
+"""entities layer of deppy (see DESIGN.md)."""

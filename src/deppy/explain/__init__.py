@@ -1,0 +1,1 @@
+"""explain layer of deppy (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""olm layer of deppy (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""pipeline layer of deppy (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""problem layer of deppy (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""store layer of deppy (see DESIGN.md)."""
