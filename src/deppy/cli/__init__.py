@@ -1,1 +1,1 @@
-"""cli layer of deppy (see DESIGN.md)."""
+"""Command-line front door: thin wrappers that parse arguments and render answers."""

@@ -34,7 +34,9 @@ def _variable(item: Any, where: str) -> Variable:
     raw = item.get("constraints") or []
     if not isinstance(raw, list):
         raise InputError(where, "field 'constraints' must be a list or null")
-    return Variable(identifier, [_constraint(c, f"{where}, constraint #{n}") for n, c in enumerate(raw)])
+    return Variable(
+        identifier, [_constraint(c, f"{where}, constraint #{n}") for n, c in enumerate(raw)]
+    )
 
 
 def _ids(raw: dict[str, Any], where: str) -> list[str]:
@@ -75,7 +77,9 @@ def _constraint(raw: Any, where: str) -> Constraint:
     kind = raw.get("type")
     builder = _BUILDERS.get(kind) if isinstance(kind, str) else None
     if builder is None:
-        raise InputError(where, f"unknown constraint type {kind!r}", f"use one of {', '.join(TYPES)}")
+        raise InputError(
+            where, f"unknown constraint type {kind!r}", f"use one of {', '.join(TYPES)}"
+        )
     unknown = sorted(set(raw) - {"type", "ids", "n"})
     if unknown:
         raise InputError(where, f"unknown field {unknown[0]!r}")

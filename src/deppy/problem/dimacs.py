@@ -49,7 +49,7 @@ def variables_from_dimacs(text: str, where: str) -> list[Variable]:
         if len(clause) == 1:
             constraints[abs(first)].append(Mandatory() if first > 0 else Prohibited())
         else:
-            constraints[abs(first)].append(Clause(*((str(abs(l)), l > 0) for l in clause)))
+            constraints[abs(first)].append(Clause(*((str(abs(lit)), lit > 0) for lit in clause)))
     return [Variable(str(v), constraints[v]) for v in range(1, declared + 1)]
 
 

@@ -129,7 +129,7 @@ class AtMost(Constraint):
             encoder.at_most(self.n, lits)
 
     def reify(self, encoder: Encoder, subject: int) -> int:
-        """Sequential counter defined both ways, so that ``Not(AtMost(...))`` means "more than n"."""
+        """Sequential counter defined both ways: ``Not(AtMost(...))`` must mean "more than n"."""
         lits = encoder.lits(self.ids)
         if len(lits) <= self.n:
             return encoder.true()

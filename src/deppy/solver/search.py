@@ -86,9 +86,12 @@ def preference_search(
     num_inputs = len(problem.variables)
     while True:
         steps += 1
-        if deadline is not None and steps % _DEADLINE_CHECK_EVERY == 0:
-            if time.monotonic() > deadline:
-                raise SolveTimeout()
+        if (
+            deadline is not None
+            and steps % _DEADLINE_CHECK_EVERY == 0
+            and time.monotonic() > deadline
+        ):
+            raise SolveTimeout()
         if not choices and not failed:
             lits = [g.lit for g in guesses if g.lit]
             forced = propagator.completion(num_inputs)

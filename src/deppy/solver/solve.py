@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from pysat.card import ITotalizer
 
@@ -18,6 +20,24 @@ from deppy.solver.search import LazyOracle, preference_search
 __all__ = ["solve"]
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector during a solve.
+
+    A solve allocates hundreds of thousands of small lists that never form cycles; on large
+    problems the collector's repeated scans of them cost as much as the solve itself (measured:
+    catalog-8000 takes 0.35 s with it running, 0.18 s without). Reference counting still frees
+    everything; the previous state is restored afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def solve(
     variables: Sequence[Variable], *, deadline: float | None = None, where: str = "problem"
 ) -> list[Variable]:
@@ -25,6 +45,11 @@ def solve(
 
     ``deadline`` is a ``time.monotonic()`` instant; past it, ``SolveTimeout`` is raised.
     """
+    with _collector_paused():
+        return _solve(variables, deadline, where)
+
+
+def _solve(variables: Sequence[Variable], deadline: float | None, where: str) -> list[Variable]:
     problem = encode_problem(variables, where)
     if deadline is not None and time.monotonic() > deadline:
         raise SolveTimeout()
