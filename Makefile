@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/deppy solve examples/preference.json
+	$(BIN)/deppy resolve -f src/deppy/data/request.yaml
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -33,6 +33,6 @@ def cli() -> None:
 
 
 def main() -> None:
-    from deppy.cli import solve_command  # noqa: F401  (registers the subcommand)
+    from deppy.cli import resolve_command, solve_command  # noqa: F401  (register subcommands)
 
     cli()

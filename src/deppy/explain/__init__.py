@@ -1,1 +1,7 @@
-"""explain layer of deppy (see DESIGN.md)."""
+"""Explanations as data, rendered by reporters (as pubgrub-rs separates its derivation tree from
+its reporter): domains fill ``Explanation``; front doors pick a renderer."""
+
+from deppy.explain.model import Cause, Explanation
+from deppy.explain.render import explanation_as_dict, explanation_as_text
+
+__all__ = ["Cause", "Explanation", "explanation_as_dict", "explanation_as_text"]

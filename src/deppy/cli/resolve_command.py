@@ -1,0 +1,226 @@
+"""``deppy resolve``: which bundles to install or upgrade to, and why — or why not."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+import click
+import orjson
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from deppy.cli.main import cli
+from deppy.explain import explanation_as_text
+from deppy.olm.answer import Resolution
+from deppy.olm.catalogs import CatalogSet
+from deppy.olm.fbc import load_catalog
+from deppy.olm.model import Catalog
+from deppy.olm.request import ClusterFacts, ResolutionRequest
+from deppy.olm.request_parsing import (
+    CatalogSpec,
+    load_request_file,
+    parse_catalog,
+    parse_exclude,
+    parse_installed,
+    parse_require,
+    parse_version,
+)
+from deppy.olm.resolver import resolve
+
+EXIT_UNRESOLVABLE = 1
+EMBEDDED = "embedded"
+
+
+def embedded_catalog_path() -> Path:
+    return Path(str(resources.files("deppy") / "data" / "catalog"))
+
+
+def embedded_request_path() -> Path:
+    return Path(str(resources.files("deppy") / "data" / "request.yaml"))
+
+
+def load_catalogs(specs: list[CatalogSpec], *, quiet: bool = False) -> CatalogSet:
+    """Load every catalog; report (never hide) the objects that were skipped as invalid."""
+    if not specs:
+        specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
+        if not quiet:
+            click.echo("deppy: no --catalog given; using the embedded example catalog", err=True)
+    catalogs: list[Catalog] = []
+    for spec in specs:
+        catalog = load_catalog(spec.path, name=spec.name, priority=spec.priority)
+        if catalog.problems and not quiet:
+            click.echo(
+                f"deppy: warning: catalog {catalog.name}: skipped {len(catalog.problems)} "
+                "invalid objects:",
+                err=True,
+            )
+            for problem in catalog.problems[:5]:
+                click.echo(f"  {problem}", err=True)
+            if len(catalog.problems) > 5:
+                click.echo(f"  … and {len(catalog.problems) - 5} more", err=True)
+        catalogs.append(catalog)
+    return CatalogSet(catalogs)
+
+
+SPEC_HELP = """
+\b
+SPEC grammar:
+  --require   PACKAGE[@RANGE][,channel=C][,catalog=NAME][,ignore=V1|V2][,within=LEVEL:VERSION]
+  --installed PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME]
+  --exclude   TYPE=VALUE                      (e.g. olm.label=beta)
+  --catalog   PATH[=NAME[:PRIORITY]]          (higher priority preferred)
+\b
+RANGE is blang/semver as in catalogs: '>=1.0.0 <2.0.0', '1.x', '!=1.2.3', '||';
+'latest' (or nothing) means any version. within=major|minor|patch:VERSION keeps the
+versions sharing that part of VERSION (latest within the minor of 1.4.2: within=minor:1.4.2).
+\b
+Examples:
+  deppy resolve --catalog ./catalog=community --require 'etcd@>=0.9.0,channel=alpha'
+  deppy resolve --catalog ./catalog --installed etcd@0.9.2,channel=alpha --require etcd
+  deppy resolve -f request.yaml -o json
+"""
+
+
+@cli.command("resolve", epilog=SPEC_HELP)
+@click.option(
+    "--catalog",
+    "catalogs",
+    multiple=True,
+    metavar="PATH[=NAME[:PRIORITY]]",
+    help="A File-Based Catalog directory (repeatable).",
+)
+@click.option(
+    "--require", "required", multiple=True, metavar="SPEC", help="A package you want (repeatable)."
+)
+@click.option(
+    "--installed",
+    "installed",
+    multiple=True,
+    metavar="SPEC",
+    help="A bundle already installed (repeatable).",
+)
+@click.option(
+    "--exclude",
+    "exclude",
+    multiple=True,
+    metavar="TYPE=VALUE",
+    help="Exclude bundles having this property value (repeatable).",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    metavar="NAME",
+    help="Only use these catalogs (repeatable).",
+)
+@click.option("--ocp-version", help="The cluster's OpenShift version (e.g. 4.18).")
+@click.option("--kube-version", help="The cluster's Kubernetes version (e.g. 1.31.0).")
+@click.option(
+    "-f",
+    "--file",
+    "request_file",
+    type=click.Path(path_type=Path),
+    help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "json", "yaml"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Give up after this many seconds.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
+def resolve_cmd(
+    catalogs: tuple[str, ...],
+    required: tuple[str, ...],
+    installed: tuple[str, ...],
+    exclude: tuple[str, ...],
+    sources: tuple[str, ...],
+    ocp_version: str | None,
+    kube_version: str | None,
+    request_file: Path | None,
+    output: str,
+    timeout: float | None,
+    verbose: bool,
+) -> None:
+    """Resolve which bundles to install or upgrade to.
+
+    Exit 0 resolved, 1 unresolvable (with an explanation), 2 bad input.
+    """
+    catalog_specs = [parse_catalog(spec) for spec in catalogs]
+    request = ResolutionRequest()
+    if request_file is not None:
+        request, from_file = load_request_file(request_file)
+        catalog_specs = catalog_specs or from_file
+    cluster = request.cluster
+    request = ResolutionRequest(
+        required=request.required + tuple(parse_require(s) for s in required),
+        installed=request.installed + tuple(parse_installed(s) for s in installed),
+        cluster=ClusterFacts(
+            parse_version(ocp_version, "--ocp-version", tolerant=True)
+            if ocp_version
+            else cluster.openshift_version,
+            parse_version(kube_version, "--kube-version", tolerant=True)
+            if kube_version
+            else cluster.kube_version,
+        ),
+        sources=request.sources + sources,
+        exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
+    )
+    if not request.required and not request.installed:
+        raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
+    catalog_set = load_catalogs(catalog_specs, quiet=output != "table")
+    started = time.perf_counter()
+    resolution = resolve(catalog_set, request, timeout=timeout)
+    elapsed = time.perf_counter() - started
+    for warning in resolution.warnings:
+        click.echo(f"deppy: warning: {warning}", err=True)
+    render(resolution, output, verbose=verbose)
+    if output == "table" and os.environ.get("DEPPY_TIMING"):
+        click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
+    raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+
+
+def render(resolution: Resolution, output: str, *, verbose: bool = False) -> None:
+    if output == "json":
+        click.echo(orjson.dumps(resolution.as_dict(), option=orjson.OPT_INDENT_2).decode())
+        return
+    if output == "yaml":
+        click.echo(yaml.safe_dump(resolution.as_dict(), sort_keys=False, width=100).rstrip())
+        return
+    if resolution.explanation is not None:
+        click.echo(explanation_as_text(resolution.explanation, verbose=verbose))
+        return
+    assert resolution.selection is not None
+    table = Table(title="Resolution (install in this order)", title_justify="left")
+    for column in ("#", "package", "version", "channel", "catalog", "action", "why"):
+        table.add_column(column, overflow="fold")
+    for n, item in enumerate(resolution.selection, start=1):
+        table.add_row(
+            str(n),
+            item.package,
+            item.version,
+            item.channel or "-",
+            item.catalog,
+            item.action_text(),
+            "\n".join(item.reasons),
+        )
+    console = Console(width=None if _interactive() else 140, highlight=False, soft_wrap=False)
+    console.print(table)
+    for item in resolution.selection:
+        console.print(f"{item.bundle}: {item.image}", highlight=False)
+
+
+def _interactive() -> bool:
+    return sys.stdout.isatty()

@@ -1,0 +1,31 @@
+"""The data of an explanation: what was asked, what clashes, and what would make it work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """One reason in the chain, in the domain's words; ``data`` holds the facts as JSON values."""
+
+    kind: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why no answer exists.
+
+    ``roots`` are the requests at the root of the clash, ``causes`` the facts that together make
+    it impossible (each one needed: they come from a minimal unsatisfiable core),
+    ``suggestions`` ways out, and ``constraints`` the solver-level texts of that core.
+    """
+
+    summary: str
+    roots: tuple[str, ...]
+    causes: tuple[Cause, ...]
+    suggestions: tuple[str, ...]
+    constraints: tuple[str, ...] = ()

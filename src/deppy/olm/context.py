@@ -1,0 +1,27 @@
+"""What every resolution node can see: the catalogs, the request and shared caches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from deppy.olm.catalogs import CatalogSet
+from deppy.olm.ordering import CandidateOrder
+from deppy.olm.request import ResolutionRequest
+
+
+@dataclass
+class ResolutionContext:
+    catalogs: CatalogSet
+    request: ResolutionRequest
+    order: CandidateOrder
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, catalogs: CatalogSet, request: ResolutionRequest) -> ResolutionContext:
+        if request.sources:
+            catalogs = catalogs.restricted(request.sources)
+        return cls(catalogs, request, CandidateOrder(catalogs))
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
