@@ -32,7 +32,18 @@ def cli() -> None:
     """deppy: a dependency and constraint resolver (first domain: OLM operator catalogs)."""
 
 
-def main() -> None:
-    from deppy.cli import resolve_command, solve_command  # noqa: F401  (register subcommands)
+def register_commands() -> None:
+    """Import every ``*_command`` module of this package: each registers its subcommand."""
+    import importlib
+    import pkgutil
 
+    import deppy.cli
+
+    for module in sorted(m.name for m in pkgutil.iter_modules(deppy.cli.__path__)):
+        if module.endswith("_command"):
+            importlib.import_module(f"deppy.cli.{module}")
+
+
+def main() -> None:
+    register_commands()
     cli()

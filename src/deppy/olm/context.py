@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from deppy.olm.catalogs import CatalogSet
+from deppy.olm.catalogs import BundleSource
 from deppy.olm.ordering import CandidateOrder
 from deppy.olm.request import ResolutionRequest
 
 
 @dataclass
 class ResolutionContext:
-    catalogs: CatalogSet
+    catalogs: BundleSource
     request: ResolutionRequest
     order: CandidateOrder
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
-    def create(cls, catalogs: CatalogSet, request: ResolutionRequest) -> ResolutionContext:
+    def create(cls, catalogs: BundleSource, request: ResolutionRequest) -> ResolutionContext:
         if request.sources:
             catalogs = catalogs.restricted(request.sources)
         return cls(catalogs, request, CandidateOrder(catalogs))

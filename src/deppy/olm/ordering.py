@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from deppy.olm.catalogs import CatalogSet
+from deppy.olm.catalogs import BundleSource
 from deppy.olm.model import Bundle
 
 _NO_CHANNEL = 1 << 30
@@ -19,7 +19,7 @@ _NO_CHANNEL = 1 << 30
 class CandidateOrder:
     """Sorts bundles by preference; caches each package's channel membership per catalog."""
 
-    def __init__(self, catalogs: CatalogSet) -> None:
+    def __init__(self, catalogs: BundleSource) -> None:
         self.catalogs = catalogs
         # (catalog, package) -> bundle name -> channel names containing it (default first)
         self._membership: dict[tuple[str, str], dict[str, list[str]]] = {}

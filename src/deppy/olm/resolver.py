@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from deppy.olm.answer import Resolution, assemble
-from deppy.olm.catalogs import CatalogSet
+from deppy.olm.catalogs import BundleSource
 from deppy.olm.context import ResolutionContext
 from deppy.olm.explanation import explain
 from deppy.olm.nodes import (
@@ -62,7 +62,7 @@ def solve_variables(
 
 
 def resolve(
-    catalogs: CatalogSet, request: ResolutionRequest, *, timeout: float | None = None
+    catalogs: BundleSource, request: ResolutionRequest, *, timeout: float | None = None
 ) -> Resolution:
     deadline = None if timeout is None else time.monotonic() + timeout
     context = ResolutionContext.create(catalogs, request)

@@ -1,1 +1,0 @@
-"""entities layer of deppy (see DESIGN.md)."""
