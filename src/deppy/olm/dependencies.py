@@ -2,7 +2,7 @@
 
 olm.package.required, olm.gvk.required, olm.label.required and olm.constraint all become a
 ``Needs`` fact: what is needed in words, the candidates, and why the list is empty when it is.
-A bundle's dependency is never satisfied by a bundle of its own package.
+A bundle's dependency is never satisfied by another bundle of its own package.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ def needs_of(bundle: Bundle, context: ResolutionContext) -> list[Needs]:
 
 
 def _others(bundle: Bundle, found: Iterable[Bundle]) -> list[Bundle]:
-    return [b for b in found if b.package != bundle.package]
+    """Candidates outside the bundle's package; the bundle itself still counts (a CSV that lists
+    an API it owns among its required ones needs nothing else, as in OLM)."""
+    return [b for b in found if b.package != bundle.package or b == bundle]
 
 
 def _ordered(bundle: Bundle, found: Iterable[Bundle], context: ResolutionContext) -> list[Bundle]:
@@ -95,7 +97,13 @@ def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) ->
     except InputError as error:
         context.warn(f"{error} (this dependency cannot be satisfied)")
         return Needs(bundle, "an invalid olm.constraint", (), f"it is invalid: {error.what}")
-    found = [b for b in context.catalogs.all_bundles() if spec.matches(b)]
+    packages = spec.candidate_packages()
+    pool: Iterable[Bundle] = (
+        context.catalogs.all_bundles()
+        if packages is None
+        else (b for name in sorted(packages) for b in context.catalogs.bundles_of(name))
+    )
+    found = [b for b in pool if spec.matches(b)]
     missing = None
     if not _others(bundle, found):
         missing = spec.failure_message or f"no bundle in any catalog is {spec.describe()}"
