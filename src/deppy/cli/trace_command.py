@@ -1,0 +1,219 @@
+"""``deppy trace FILE`` summarises a recorded execution; ``deppy replay FILE`` re-runs it.
+
+Also the small bridge ``deppy resolve --trace/--pipeline`` uses to run a resolution through a
+given pipeline while a trace file records it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from deppy.cli.main import cli
+from deppy.olm.answer import Resolution
+from deppy.olm.catalogs import BundleSource
+from deppy.olm.pipeline_nodes import DOMAIN, load_pipeline
+from deppy.olm.request import ResolutionRequest
+from deppy.olm.resolver import resolution_of, resolve_in_pipeline
+from deppy.pipeline.constraint_codec import decode_constraint
+from deppy.pipeline.domain import find_domain
+from deppy.pipeline.engine import Pipeline
+from deppy.pipeline.replay import replay
+from deppy.pipeline.trace import Trace, read_trace, trace_file
+
+EXIT_UNRESOLVABLE = 1
+SHOWN_IDS = 6
+
+
+def resolve_with_options(
+    catalogs: BundleSource,
+    request: ResolutionRequest,
+    *,
+    timeout: float | None,
+    pipeline: Pipeline | None,
+    trace: Path | None,
+) -> Resolution:
+    """``deppy resolve`` with --pipeline FILE (another pipeline) and --trace FILE (record it)."""
+    if trace is None:
+        return resolve_in_pipeline(catalogs, request, timeout=timeout, pipeline=pipeline)
+    with trace_file(trace, DOMAIN) as writer:
+        return resolve_in_pipeline(
+            catalogs, request, timeout=timeout, pipeline=pipeline, sink=writer
+        )
+
+
+def check_pipeline(pipeline_file: Path | None) -> Pipeline | None:
+    """Reject a bad pipeline file before catalogs are loaded (they take seconds)."""
+    return load_pipeline(str(pipeline_file)) if pipeline_file is not None else None
+
+
+@cli.command("replay")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["table", "json", "yaml"]),
+    default="table",
+    show_default=True,
+)
+@click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
+@click.option(
+    "--trace",
+    "trace",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record the replay as a trace too.",
+)
+def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> None:
+    """Re-run a recorded resolution from its trace FILE alone (no catalog needed).
+
+    The recorded inputs of the solver are fed back through the solver and the output
+    collector, which ask the catalog questions the trace recorded; the answer is the one
+    `deppy resolve` printed with the same -o. Exit 0 resolved, 1 unresolvable, 2 bad input.
+    """
+    from deppy.cli.resolve_command import render
+
+    recorded = read_trace(file)
+    domain = find_domain(str(recorded.header["domain"]), str(file))
+    if trace is None:
+        result = replay(recorded, domain)
+    else:
+        with trace_file(trace, domain) as writer:
+            result = replay(recorded, domain, sink=writer)
+    resolution = resolution_of(result)
+    for warning in resolution.warnings:
+        click.echo(f"deppy: warning: {warning}", err=True)
+    render(resolution, output, verbose=verbose)
+    raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+
+
+@cli.command("trace")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--variables", is_flag=True, help="List every variable each node produced (by id).")
+def trace_cmd(file: Path, variables: bool) -> None:
+    """Summarise a trace FILE: nodes, states, counts, timings, variables and solver outcome."""
+    from rich.console import Console  # deferred: `deppy resolve` imports this module
+    from rich.table import Table
+
+    recorded = read_trace(file)
+    summary = _Summary(recorded)
+    console = Console(width=140, highlight=False, soft_wrap=False)
+    header = recorded.header
+    console.print(
+        f"pipeline {header.get('pipeline', '?')} (id {header['pipeline_id']}), "
+        f"execution {header['execution_id']}, recorded {header.get('created', '?')}"
+    )
+    result = recorded.result or {}
+    outcome = result.get("outcome", "incomplete (the trace has no result record)")
+    message = f" — {result['message']}" if result.get("message") else ""
+    console.print(f"execution {outcome}{message}")
+    table = Table(title="Nodes (in execution order)", title_justify="left")
+    for column in ("node", "type", "state", "in", "out", "ms", "produced"):
+        table.add_column(column, overflow="fold")
+    for node in result.get("nodes", []):
+        name = node["name"]
+        table.add_row(
+            name,
+            node["type"],
+            node["state"] + (f"\n{node['reason']}" if node.get("reason") else ""),
+            str(node["received"]),
+            str(node["emitted"]),
+            _ms(node),
+            summary.produced_text(name, everything=variables),
+        )
+    console.print(table)
+    for name, error in summary.errors():
+        console.print(f"error from {name}: {error}")
+    for line in summary.solver_outcome():
+        console.print(line)
+    console.print(
+        f"{len(recorded.events)} events; "
+        + ", ".join(f"{n} {kind}" for kind, n in sorted(summary.event_types.items()))
+    )
+
+
+def _ms(node: dict[str, Any]) -> str:
+    started, finished = node.get("started"), node.get("finished")
+    if started is None or finished is None:
+        return "-"
+    return f"{(finished - started) * 1000:.2f}"
+
+
+class _Summary:
+    """What a trace says, read from its JSON alone (no domain code needed)."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.records: dict[str, dict[str, Any]] = {}  # variable id -> latest full record
+        self.produced: dict[str, list[str]] = {}  # node -> variable ids it emitted
+        self.cores: dict[str, list[tuple[str, int]]] = {}
+        self.event_types: Counter[str] = Counter()
+        self._errors: dict[str, str] = {}
+        result_nodes = (trace.result or {}).get("nodes", [])
+        self._consumers = {n["name"] for n in result_nodes if n.get("kind") == "consumer"}
+        payloads: dict[str, dict[str, Any]] = {}
+        for event in trace.events:
+            self.event_types[str(event.get("type"))] += 1
+            if event.get("type") == "error":
+                error = event.get("error") or {}
+                self._errors.setdefault(str(event.get("creator")), str(error.get("message")))
+                continue
+            payload = event.get("payload")
+            if payload is None:
+                payload = payloads.get(str(event.get("payload_of")), {})
+            else:
+                payloads[str(event["id"])] = payload
+                for item in payload.get("variables", []):
+                    if isinstance(item, dict):
+                        self.records[str(item["id"])] = item
+            sender = str(event.get("sender"))
+            if sender not in self.produced:
+                self.produced[sender] = [_id(i) for i in payload.get("variables", [])]
+                if "core" in payload:
+                    self.cores[sender] = [(str(i), int(n)) for i, n in payload["core"]]
+
+    def produced_text(self, node: str, *, everything: bool) -> str:
+        ids = self.produced.get(node)
+        if ids is None:
+            return "(consumer)" if node in self._consumers else "-"
+        kinds = Counter(str(self.records.get(i, {}).get("kind", "?")) for i in ids)
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())) or "nothing"
+        shown = ids if everything else ids[:SHOWN_IDS]
+        more = "" if everything or len(ids) <= SHOWN_IDS else f"\n… and {len(ids) - SHOWN_IDS} more"
+        return counts + ("\n" + "\n".join(shown) if shown else "") + more
+
+    def errors(self) -> list[tuple[str, str]]:
+        return sorted(self._errors.items())
+
+    def solver_outcome(self) -> list[str]:
+        lines: list[str] = []
+        config = self.trace.header.get("config", {})
+        solvers = [
+            n["name"] for n in config.get("spec", {}).get("nodes", []) if n.get("type") == "solver"
+        ]
+        for name in solvers:
+            if name not in self.produced:
+                lines.append(f"solver {name}: no outcome recorded")
+            elif name in self.cores:
+                core = self.cores[name]
+                lines.append(f"solver {name}: unsatisfiable; a minimal core of {len(core)}:")
+                lines += [f"  {self._describe(i, n)}" for i, n in core]
+            else:
+                selected = self.produced[name]
+                lines.append(f"solver {name}: satisfiable; selected {len(selected)} variables:")
+                lines += [f"  {i}" for i in selected]
+        return lines
+
+    def _describe(self, identifier: str, position: int) -> str:
+        record = self.records.get(identifier)
+        try:
+            assert record is not None
+            return decode_constraint(record["constraints"][position]).describe(identifier)
+        except (AssertionError, KeyError, IndexError, TypeError):
+            return f"{identifier}: constraint #{position}"
+
+
+def _id(item: Any) -> str:
+    return str(item["id"]) if isinstance(item, dict) else str(item)

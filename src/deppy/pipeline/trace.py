@@ -1,0 +1,230 @@
+"""The trace format: one execution as JSON lines, readable without deppy and replayable with it.
+
+Records, one per line, each with a ``record`` field:
+
+- ``header`` (first line): format name and version, domain, pipeline id and name, execution id,
+  creation time, the pipeline configuration, and which nodes a replay re-runs;
+- ``event``: every event in creation order, header fields plus a ``payload`` (data) or an
+  ``error``; a batch sent to several receivers is written once, later events point to the first
+  with ``payload_of``;
+- ``context``: what the re-runnable nodes asked of their context (for OLM: the request, the
+  warnings so far and every catalog question with its answer), so replay needs no catalog;
+- ``result`` (last line): the outcome and every node's final state, counts and timings.
+
+Payload contents belong to the domain's codec; variables are at least ``{"id", ...}`` objects,
+or a bare id string when the same variable was written earlier in the trace.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from deppy.errors import InputError
+from deppy.pipeline.domain import Domain, PayloadEncoder
+from deppy.pipeline.engine import Pipeline
+from deppy.pipeline.events import Batch, DataEvent, Event
+from deppy.pipeline.states import PipelineResult
+
+FORMAT = "deppy-trace"
+VERSION = 1
+
+
+class TraceWriter:
+    """A debug sink that writes the trace of one execution to a binary stream."""
+
+    def __init__(self, stream: IO[bytes], domain: Domain) -> None:
+        self.stream = stream
+        self.domain = domain
+        self.encoder: PayloadEncoder = domain.encoder()
+        self._first_event: dict[int, str] = {}  # id(batch) -> the event that carried it
+        self._batches: list[Batch[Any]] = []  # keeps ids in _first_event from being reused
+        self.records = 0
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self.stream.write(orjson.dumps(record) + b"\n")
+        self.records += 1
+
+    def begin(self, pipeline: Pipeline, result: PipelineResult) -> None:
+        created = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+        self._write(
+            {
+                "record": "header",
+                "format": FORMAT,
+                "version": VERSION,
+                "domain": self.domain.name,
+                "pipeline_id": pipeline.id,
+                "pipeline": pipeline.name,
+                "execution_id": result.execution_id,
+                "created": created,
+                "config": _config(pipeline),
+                "replayed_nodes": [s.name for s in pipeline.steps if s.name in pipeline.boundary],
+            }
+        )
+
+    def event(self, event: Event) -> None:
+        if isinstance(event, DataEvent):
+            record: dict[str, Any] = {
+                "record": "event",
+                "type": "data",
+                "id": f"{event.metadata['execution']}/{event.seq}",
+                "created": event.created,
+                "creator": event.creator,
+                "sender": event.sender,
+                "receiver": event.receiver,
+                "metadata": event.metadata,
+            }
+            batch = event.batch
+            first = self._first_event.get(id(batch))
+            if first is not None:
+                record["payload_of"] = first
+            else:
+                self._first_event[id(batch)] = record["id"]
+                self._batches.append(batch)
+                record["payload"] = self.encoder.encode(batch)
+        else:
+            header = event.header
+            record = {
+                "record": "event",
+                "type": event.type,
+                "id": header.id,
+                "created": header.created,
+                "creator": header.creator,
+                "sender": header.sender,
+                "receiver": header.receiver,
+                "metadata": header.metadata,
+                "error": {"type": event.error_type, "message": event.message},
+            }
+        self._write(record)
+
+    def checkpoint(self, context: Any) -> Any:
+        return self.encoder.capture(context)
+
+    def end(self, result: PipelineResult) -> None:
+        snapshot = self.encoder.snapshot()
+        if snapshot is not None:
+            self._write({"record": "context", "data": snapshot})
+        outcome = "succeeded" if result.succeeded else "expired" if result.expired else "failed"
+        self._write(
+            {
+                "record": "result",
+                "outcome": outcome,
+                "failed_node": result.failed_node,
+                "message": result.message,
+                "nodes": [
+                    {
+                        "name": r.name,
+                        "type": r.type,
+                        "kind": r.kind.value,
+                        "state": r.state.value,
+                        "started": r.started,
+                        "finished": r.finished,
+                        "received": r.received,
+                        "emitted": r.emitted,
+                        "error": r.error,
+                        "reason": r.reason,
+                    }
+                    for r in result.nodes.values()
+                ],
+            }
+        )
+        self.stream.flush()
+
+
+_CONFIGS: dict[str, Any] = {}  # pipeline id -> its configuration, serialised once
+
+
+def _config(pipeline: Pipeline) -> Any:
+    found = _CONFIGS.get(pipeline.id)
+    if found is None:
+        fragment = getattr(orjson, "Fragment", None)  # pre-serialised JSON, orjson >= 3.9.10
+        found = pipeline.config if fragment is None else fragment(orjson.dumps(pipeline.config))
+        _CONFIGS[pipeline.id] = found
+    return found
+
+
+@contextmanager
+def trace_file(path: str | Path, domain: Domain) -> Iterator[TraceWriter]:
+    """A writer for ``path``; a path that cannot be written is the user's to fix (exit 2).
+
+    When nothing was recorded (the request was refused before the pipeline ran), no empty
+    file is left behind.
+    """
+    try:
+        stream = open(path, "wb")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise InputError(f"--trace {path}", f"cannot write the trace: {error.strerror}") from None
+    writer = TraceWriter(stream, domain)
+    try:
+        with stream:
+            yield writer
+    finally:
+        if writer.records == 0:
+            Path(path).unlink(missing_ok=True)
+
+
+@dataclass(slots=True)
+class Trace:
+    path: str
+    header: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    context: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+
+
+def read_trace(path: str | Path) -> Trace:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise InputError(str(path), f"cannot read the trace: {error.strerror}") from None
+    return parse_trace(data, str(path))
+
+
+def parse_trace(data: bytes, where: str) -> Trace:
+    records = [
+        (n, _record(line, f"{where}:{n}"))
+        for n, line in enumerate(data.splitlines(), 1)
+        if line.strip()
+    ]
+    if not records or records[0][1].get("record") != "header":
+        raise InputError(where, "not a deppy trace", "write one with deppy resolve --trace FILE")
+    header = records[0][1]
+    if header.get("format") != FORMAT:
+        raise InputError(where, "not a deppy trace", "write one with deppy resolve --trace FILE")
+    if header.get("version") != VERSION:
+        raise InputError(
+            where,
+            f"trace format version {header.get('version')!r} is not one this deppy reads",
+            f"this deppy reads version {VERSION}",
+        )
+    for key in ("domain", "pipeline_id", "execution_id", "config"):
+        if key not in header:
+            raise InputError(f"{where}:1", f"the header has no {key!r}")
+    trace = Trace(where, header)
+    for n, record in records[1:]:
+        kind = record.get("record")
+        if kind == "event":
+            trace.events.append(record)
+        elif kind == "context":
+            trace.context = record.get("data")
+        elif kind == "result":
+            trace.result = record
+        else:
+            raise InputError(f"{where}:{n}", f"unknown record type {kind!r}")
+    return trace
+
+
+def _record(line: bytes, where: str) -> dict[str, Any]:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        raise InputError(where, "not a JSON record", "the trace is damaged") from None
+    if not isinstance(record, dict):
+        raise InputError(where, "not a JSON object", "the trace is damaged")
+    return record
