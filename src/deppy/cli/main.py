@@ -6,6 +6,8 @@ traceback; "no solution" is exit 1 and decided by each subcommand.
 
 from __future__ import annotations
 
+import importlib
+import os
 from typing import Any
 
 import click
@@ -16,7 +18,12 @@ EXIT_INPUT_ERROR = 2
 
 
 class DeppyGroup(click.Group):
-    """Turns a ``DeppyError`` raised anywhere below into its one-line message and exit 2."""
+    """Turns a ``DeppyError`` raised anywhere below into its one-line message and exit 2.
+
+    Subcommands are imported when first asked for (``deppy NAME`` imports ``NAME_command``):
+    importing every command module on each run would make every command pay for the imports of
+    all the others, and start-up time is most of a quick command's time.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -25,6 +32,36 @@ class DeppyGroup(click.Group):
             click.echo(f"deppy: error: {error}", err=True)
             ctx.exit(EXIT_INPUT_ERROR)
 
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            module = cmd_name.replace("-", "_")
+            if module in _command_modules():
+                importlib.import_module(f"deppy.cli.{module}_command")
+            if cmd_name not in self.commands:
+                register_commands()  # a module may name its command differently
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        register_commands()
+        return super().list_commands(ctx)
+
+
+class CommandGroup(click.Group):
+    """A group under ``deppy`` (e.g. ``deppy catalog``): other command modules may add to it,
+    so a subcommand it does not know yet makes every command module load before giving up."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            register_commands()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        register_commands()
+        return super().list_commands(ctx)
+
+
+DeppyGroup.group_class = CommandGroup
+
 
 @click.group(cls=DeppyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="deppy")
@@ -32,18 +69,25 @@ def cli() -> None:
     """deppy: a dependency and constraint resolver (first domain: OLM operator catalogs)."""
 
 
-def register_commands() -> None:
-    """Import every ``*_command`` module of this package: each registers its subcommand."""
-    import importlib
-    import pkgutil
-
+def _command_modules() -> list[str]:
+    """Names of the ``*_command`` modules of this package, without the suffix."""
     import deppy.cli
 
-    for module in sorted(m.name for m in pkgutil.iter_modules(deppy.cli.__path__)):
-        if module.endswith("_command"):
-            importlib.import_module(f"deppy.cli.{module}")
+    suffix = "_command.py"
+    found: set[str] = set()
+    for directory in deppy.cli.__path__:
+        try:
+            found.update(n[: -len(suffix)] for n in os.listdir(directory) if n.endswith(suffix))
+        except OSError:
+            continue
+    return sorted(found)
+
+
+def register_commands() -> None:
+    """Import every ``*_command`` module of this package: each registers its subcommand."""
+    for module in _command_modules():
+        importlib.import_module(f"deppy.cli.{module}_command")
 
 
 def main() -> None:
-    register_commands()
     cli()

@@ -1,0 +1,233 @@
+"""``deppy catalog``: the stored catalogs that commands use when no --catalog is given.
+
+Adding reads and checks a catalog once (problems are reported, valid objects kept) and stores it
+in a form that resolution reads in milliseconds. Each command changes the store in one
+transaction, so an interrupted ``add`` or ``refresh`` leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+import orjson
+
+from deppy.cli.catalog_source import report_problems
+from deppy.cli.main import cli
+from deppy.errors import InputError
+from deppy.store import Store, StoredCatalog
+
+if TYPE_CHECKING:
+    from deppy.olm.model import Catalog
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+_COLUMNS = ("NAME", "PRIORITY", "PACKAGES", "CHANNELS", "BUNDLES", "PROBLEMS", "UPDATED", "PATH")
+
+
+@cli.group("catalog")
+def catalog_group() -> None:
+    """Manage the stored catalogs (used when a command gets no --catalog).
+
+    The store lives in $DEPPY_HOME, else in the user data directory.
+    """
+
+
+@catalog_group.command("add")
+@click.argument("name")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--priority",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Higher priority catalogs are preferred when several offer a package.",
+)
+def add_cmd(name: str, path: Path, priority: int) -> None:
+    """Read the File-Based Catalog at PATH and store it as NAME."""
+    _check_name(name)
+    store = Store()
+    existing = store.find(name)
+    if existing is not None:
+        raise InputError(
+            f"catalog {name!r}",
+            f"a catalog of this name is already in the store (from {existing.path})",
+            f"re-read it with 'deppy catalog refresh {name}', or remove it first",
+        )
+    with _progress() as steps:
+        catalog = steps.read(Path(os.path.abspath(path)), name, priority)
+        report_problems(catalog)
+        stored = store.add(catalog, progress=steps.storing)
+    click.echo(f"added catalog {name} (priority {stored.priority}): {_counts(stored)}")
+
+
+@catalog_group.command("list")
+@click.option(
+    "-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+def list_cmd(output: str) -> None:
+    """Show the stored catalogs, most preferred first."""
+    store = Store()
+    stored = store.list()
+    if output == "json":
+        document = {"store": str(store.path), "catalogs": [_as_dict(c) for c in stored]}
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        return
+    if not stored:
+        click.echo(
+            f"deppy: no stored catalogs in {store.path}; add one with "
+            "'deppy catalog add NAME PATH'",
+            err=True,
+        )
+        return
+    rows = [_COLUMNS] + [
+        (
+            c.name,
+            str(c.priority),
+            str(c.packages),
+            str(c.channels),
+            str(c.bundles),
+            str(c.problems),
+            c.updated,
+            c.path,
+        )
+        for c in stored
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        click.echo("  ".join([*cells, row[-1]]))
+
+
+@catalog_group.command("remove")
+@click.argument("name")
+def remove_cmd(name: str) -> None:
+    """Remove the stored catalog NAME."""
+    store = Store()
+    _stored(store, name)
+    removed = store.remove(name)
+    click.echo(f"removed catalog {removed.name} ({removed.bundles} bundles)")
+
+
+@catalog_group.command("refresh")
+@click.argument("name")
+def refresh_cmd(name: str) -> None:
+    """Read the stored catalog NAME again from its path and replace it in one step."""
+    store = Store()
+    before = _stored(store, name)
+    with _progress() as steps:
+        catalog = steps.read(Path(before.path), name, before.priority)
+        report_problems(catalog)
+        stored = store.replace(catalog, progress=steps.storing)
+    click.echo(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles)")
+
+
+def _check_name(name: str) -> None:
+    if not _NAME.match(name):
+        raise InputError(
+            f"catalog name {name!r}",
+            "not a valid name",
+            "use letters, digits, '.', '_' and '-' (up to 63), starting with a letter or digit",
+        )
+
+
+def _stored(store: Store, name: str) -> StoredCatalog:
+    found = store.find(name)
+    if found is None:
+        names = [c.name for c in store.list()]
+        raise InputError(
+            f"catalog {name!r}",
+            "no stored catalog has this name",
+            f"stored catalogs: {', '.join(sorted(names))}" if names else "the store is empty",
+        )
+    return found
+
+
+def _counts(stored: StoredCatalog) -> str:
+    return (
+        f"{stored.packages} packages, {stored.channels} channels, {stored.bundles} bundles "
+        f"from {stored.path}"
+    )
+
+
+def _as_dict(stored: StoredCatalog) -> dict[str, object]:
+    return {
+        "name": stored.name,
+        "priority": stored.priority,
+        "path": stored.path,
+        "packages": stored.packages,
+        "channels": stored.channels,
+        "bundles": stored.bundles,
+        "problems": stored.problems,
+        "updated": stored.updated,
+    }
+
+
+class _Steps:
+    """Reading then storing a catalog, with progress on a terminal (nothing otherwise)."""
+
+    def __init__(self, show: Callable[[str, int | None, int], None] | None) -> None:
+        self._show = show
+
+    def read(self, path: Path, name: str, priority: int) -> Catalog:
+        from deppy.olm.fbc import load_catalog
+
+        if self._show is not None:
+            self._show(f"reading catalog {name}", None, 0)
+        return load_catalog(path, name=name, priority=priority)
+
+    def storing(self, done: int, total: int) -> None:
+        if self._show is not None:
+            self._show("storing bundles", total, done)
+
+
+@contextmanager
+def _progress() -> Iterator[_Steps]:
+    if not sys.stderr.isatty():
+        yield _Steps(None)
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        SpinnerColumn,
+        TaskID,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    columns = (
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def show(description: str, total: int | None, done: int) -> None:
+            task = tasks.get(description)
+            if task is None:
+                for other in tasks.values():
+                    progress.update(other, visible=False)
+                task = tasks[description] = progress.add_task(description, total=total)
+            progress.update(task, completed=done)
+
+        yield _Steps(show)
+
+
+def _attach_check() -> None:
+    """``catalog check`` is written beside the other everyday workflows (check_command)."""
+    from deppy.cli.check_command import catalog_check
+
+    catalog_group.add_command(catalog_check, "check")
+
+
+_attach_check()

@@ -1,0 +1,220 @@
+"""The store's SQLite schema and how connections to it are opened.
+
+One database file holds every stored catalog. Resolution reads a few packages out of thousands,
+so bundles are rows indexed by package, and provided APIs and labels are small index tables that
+say which packages to load; each bundle's fields are one pre-digested blob (see ``codec``).
+
+The journal is in WAL mode: readers never wait for a writer and always see a whole committed
+state; each command writes in one ``BEGIN IMMEDIATE`` transaction, so a crash or a kill leaves
+the store as it was before or after the command. A busy timeout makes a second writer wait
+instead of failing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from deppy.errors import InputError
+from deppy.store.summary import StoredCatalog
+
+SCHEMA_VERSION = 1
+# A writer may hold the lock for a few seconds (a full community index); waiting readers and
+# writers give up only after this many seconds.
+BUSY_TIMEOUT = 60.0
+
+_TABLES = (
+    """CREATE TABLE catalog (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        priority INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        packages INTEGER NOT NULL,
+        channels INTEGER NOT NULL,
+        bundles INTEGER NOT NULL,
+        problems INTEGER NOT NULL,
+        problem_list BLOB NOT NULL,
+        others BLOB NOT NULL
+    )""",
+    """CREATE TABLE package (
+        catalog_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        bundles INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (catalog_id, name)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX package_by_name ON package (name)",
+    """CREATE TABLE bundle (
+        id INTEGER PRIMARY KEY,
+        catalog_id INTEGER NOT NULL,
+        package TEXT NOT NULL,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        data BLOB NOT NULL
+    )""",
+    "CREATE INDEX bundle_by_package ON bundle (package)",
+    "CREATE INDEX bundle_by_catalog ON bundle (catalog_id, package, name)",
+    """CREATE TABLE provided_api (
+        api_group TEXT NOT NULL,
+        api_version TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        catalog_id INTEGER NOT NULL,
+        package TEXT NOT NULL,
+        PRIMARY KEY (api_group, api_version, kind, catalog_id, package)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX provided_api_by_catalog ON provided_api (catalog_id)",
+    """CREATE TABLE label (
+        label TEXT NOT NULL,
+        catalog_id INTEGER NOT NULL,
+        package TEXT NOT NULL,
+        PRIMARY KEY (label, catalog_id, package)
+    ) WITHOUT ROWID""",
+    "CREATE INDEX label_by_catalog ON label (catalog_id)",
+)
+
+# Tables holding one catalog's rows, in the order a removal deletes them.
+CATALOG_TABLES = ("label", "provided_api", "bundle", "package")
+
+
+class StoreError(InputError):
+    """The store cannot be used as it is (busy, damaged, from another deppy version)."""
+
+
+class DamagedBlob(ValueError):
+    """A stored blob that cannot be decoded: a damaged file, or a layout this deppy does not
+    know (the schema version should have said so)."""
+
+
+@contextmanager
+def translated_errors(path: Path) -> Iterator[None]:
+    """SQLite failures as one line naming the store file and what to do."""
+    try:
+        yield
+    except sqlite3.OperationalError as error:
+        text = str(error)
+        if "locked" in text or "busy" in text:
+            raise StoreError(
+                str(path),
+                f"the catalog store stayed busy for {BUSY_TIMEOUT:.0f} s (another deppy command "
+                "is writing to it)",
+                "try again when it has finished",
+            ) from None
+        raise StoreError(str(path), f"cannot use the catalog store: {text}", _MOVE_AWAY) from None
+    except DamagedBlob as error:
+        raise StoreError(
+            str(path), str(error), "re-read it with 'deppy catalog refresh NAME'"
+        ) from None
+    except sqlite3.DatabaseError as error:
+        raise StoreError(str(path), f"not a usable catalog store ({error})", _MOVE_AWAY) from None
+
+
+_MOVE_AWAY = "move the file away (or set DEPPY_HOME elsewhere) and add the catalogs again"
+
+
+def _connect(target: str, *, uri: bool) -> sqlite3.Connection:
+    # isolation_level=None: transactions are begun and ended explicitly by this package.
+    # Any thread may use a connection: the readers serialise their queries with a lock.
+    return sqlite3.connect(
+        target, timeout=BUSY_TIMEOUT, isolation_level=None, uri=uri, check_same_thread=False
+    )
+
+
+def _check_version(conn: sqlite3.Connection, path: Path) -> int:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version not in (0, SCHEMA_VERSION):
+        newer = version > SCHEMA_VERSION
+        raise StoreError(
+            str(path),
+            f"the catalog store has schema version {version}, this deppy reads version "
+            f"{SCHEMA_VERSION}",
+            "use the deppy that wrote it"
+            if newer
+            else "remove the file and add the catalogs again (deppy catalog add NAME PATH)",
+        )
+    return version
+
+
+def open_for_reading(path: Path) -> sqlite3.Connection | None:
+    """A connection to an existing store, or None when nothing was ever stored there.
+
+    Never creates the file: a command that only reads must not leave an empty store behind.
+    """
+    if not path.is_file():
+        return None
+    with translated_errors(path):
+        conn = _connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
+        try:
+            if _check_version(conn, path) == 0:
+                conn.close()
+                return None
+        except BaseException:
+            conn.close()
+            raise
+    return conn
+
+
+def open_for_writing(path: Path) -> sqlite3.Connection:
+    """A connection to the store, creating the directory, the file and the schema if needed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(
+            str(path.parent),
+            f"cannot create the catalog store directory: {error.strerror}",
+            "set DEPPY_HOME to a writable directory",
+        ) from None
+    with translated_errors(path):
+        conn = _connect(str(path), uri=False)
+        try:
+            fresh = _check_version(conn, path) == 0
+            if fresh:
+                # Only possible in a new file: lets removals give space back.
+                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            # WAL is a property of the file: set once, it stays for every later connection.
+            conn.execute("PRAGMA journal_mode=WAL")
+            # In WAL mode NORMAL still keeps every commit atomic; only a power loss may undo the
+            # last commits, never half of one.
+            conn.execute("PRAGMA synchronous=NORMAL")
+            if fresh:
+                _create_schema(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+    return conn
+
+
+def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have created it while this one waited for the lock.
+        if _check_version(conn, path) == 0:
+            for statement in _TABLES:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def summaries(conn: sqlite3.Connection, name: str | None = None) -> list[StoredCatalog]:
+    """Stored catalogs (or the one named), most preferred first: priority, then name."""
+    where = "" if name is None else "WHERE name = ? "
+    rows = conn.execute(
+        "SELECT name, priority, path, packages, channels, bundles, problems, updated "
+        f"FROM catalog {where}ORDER BY priority DESC, name",
+        () if name is None else (name,),
+    )
+    return [StoredCatalog(*row) for row in rows]
+
+
+def unknown_catalog(conn: sqlite3.Connection, name: str) -> InputError:
+    names = [row[0] for row in conn.execute("SELECT name FROM catalog ORDER BY name")]
+    return InputError(
+        f"catalog {name!r}",
+        "no stored catalog has this name",
+        f"stored catalogs: {', '.join(names)}" if names else "the store is empty",
+    )

@@ -1,0 +1,303 @@
+"""Stored catalogs as the resolver's ``BundleSource``, read lazily.
+
+A resolution touches a handful of packages out of thousands, so nothing is read up front: the
+first question about a package loads its bundles (from every stored catalog at once) or its
+channels, and keeps them. Provided APIs and labels are answered from index tables that name the
+packages to load; the answer itself is computed from the decoded bundles, exactly as
+:class:`~deppy.olm.catalogs.CatalogSet` computes it, so both sources agree in content and order.
+
+All reads of one source happen in one read transaction: a ``catalog refresh`` committed in the
+middle of a resolution is not seen half-way (WAL keeps the snapshot). ``close()`` ends it.
+"""
+
+from __future__ import annotations
+
+import gc
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from deppy.errors import InputError
+from deppy.olm.catalogs import BundleSource
+from deppy.olm.model import GVK, Bundle, Channel, Deprecation, Package
+from deppy.store.codec import decode_bundle, decode_package
+from deppy.store.schema import translated_errors
+
+
+# Plain classes rather than dataclasses: this module is imported on every resolve, and building
+# a slotted dataclass costs more start-up time than these two classes ever save.
+class CatalogInfo:
+    __slots__ = ("id", "name", "priority")
+
+    def __init__(self, catalog_id: int, name: str, priority: int) -> None:
+        self.id = catalog_id
+        self.name = name
+        self.priority = priority
+
+
+class _PackageMeta:
+    __slots__ = ("channels", "deprecations", "package")
+
+    def __init__(
+        self,
+        package: Package,
+        channels: tuple[Channel, ...],
+        deprecations: dict[tuple[str, str | None], str],
+    ) -> None:
+        self.package = package
+        self.channels = channels
+        # (schema, name) -> message; a later entry wins, as in CatalogSet
+        self.deprecations = deprecations
+
+
+class Snapshot:
+    """One read transaction on the store, and everything decoded from it so far."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self._path = path
+        self._lock = threading.Lock()
+        conn.execute("BEGIN")
+        rows = conn.execute("SELECT id, name, priority FROM catalog").fetchall()
+        self.catalogs = [CatalogInfo(int(i), str(n), int(p)) for i, n, p in rows]
+        self._names = {c.id: c.name for c in self.catalogs}
+        self._bundles: dict[str, list[tuple[int, Bundle]]] = {}
+        self._by_row: dict[int, Bundle] = {}
+        self._meta: dict[tuple[int, str], _PackageMeta | None] = {}
+        self._holders: dict[str, dict[int, int]] = {}
+        self._apis: dict[GVK, list[tuple[int, str]]] = {}
+        self._labels: dict[str, list[tuple[int, str]]] = {}
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def _query(self, sql: str, args: Sequence[object] = ()) -> list[sqlite3.Row]:
+        with self._lock, translated_errors(self._path):
+            rows: list[sqlite3.Row] = self._conn.execute(sql, args).fetchall()
+            return rows
+
+    def _decode(self, rows: list[sqlite3.Row]) -> list[tuple[int, Bundle]]:
+        """(catalog id, bundle) per row (id, catalog_id, package, data), reusing decoded ones."""
+        paused = gc.isenabled()
+        gc.disable()  # decoding allocates many long-lived objects and no cycles
+        try:
+            with translated_errors(self._path):
+                decoded = self._decode_rows(rows)
+        finally:
+            if paused:
+                gc.enable()
+        return decoded
+
+    def _decode_rows(self, rows: list[sqlite3.Row]) -> list[tuple[int, Bundle]]:
+        out: list[tuple[int, Bundle]] = []
+        for row_id, catalog_id, package, blob in rows:
+            bundle = self._by_row.get(row_id)
+            if bundle is None:
+                bundle = decode_bundle(blob, self._names[catalog_id], package)
+                self._by_row[row_id] = bundle
+            out.append((catalog_id, bundle))
+        return out
+
+    def bundles(self, package: str) -> list[tuple[int, Bundle]]:
+        found = self._bundles.get(package)
+        if found is None:
+            rows = self._query(
+                "SELECT id, catalog_id, package, data FROM bundle WHERE package = ?", (package,)
+            )
+            found = self._bundles[package] = self._decode(rows)
+        return found
+
+    def catalog_bundles(self, catalog_id: int) -> list[Bundle]:
+        """Every bundle of a catalog in (package, name) order; the slow path, read once."""
+        rows = self._query(
+            "SELECT id, catalog_id, package, data FROM bundle WHERE catalog_id = ? "
+            "ORDER BY package, name",
+            (catalog_id,),
+        )
+        return [bundle for _, bundle in self._decode(rows)]
+
+    def holders(self, package: str) -> dict[int, int]:
+        """Catalog id -> number of bundles, for the catalogs listing the package."""
+        found = self._holders.get(package)
+        if found is None:
+            rows = self._query("SELECT catalog_id, bundles FROM package WHERE name = ?", (package,))
+            found = self._holders[package] = {int(c): int(n) for c, n in rows}
+        return found
+
+    def meta(self, catalog_id: int, package: str) -> _PackageMeta | None:
+        key = (catalog_id, package)
+        if key not in self._meta:
+            rows = self._query("SELECT data FROM package WHERE catalog_id = ? AND name = ?", key)
+            meta = None
+            if rows:
+                with translated_errors(self._path):
+                    pkg, channels, deprecations = decode_package(rows[0][0], package)
+                meta = _PackageMeta(
+                    pkg,
+                    tuple(channels),
+                    {(d.schema, d.name): d.message for d in deprecations},
+                )
+            self._meta[key] = meta
+        return self._meta[key]
+
+    def providers(self, gvk: GVK) -> list[tuple[int, str]]:
+        """(catalog id, package) of the packages with a bundle providing ``gvk``."""
+        found = self._apis.get(gvk)
+        if found is None:
+            rows = self._query(
+                "SELECT catalog_id, package FROM provided_api "
+                "WHERE api_group = ? AND api_version = ? AND kind = ?",
+                (gvk.group, gvk.version, gvk.kind),
+            )
+            found = self._apis[gvk] = [(int(c), str(p)) for c, p in rows]
+        return found
+
+    def labelled(self, label: str) -> list[tuple[int, str]]:
+        found = self._labels.get(label)
+        if found is None:
+            rows = self._query("SELECT catalog_id, package FROM label WHERE label = ?", (label,))
+            found = self._labels[label] = [(int(c), str(p)) for c, p in rows]
+        return found
+
+    def package_names(self, catalog_ids: Sequence[int]) -> list[str]:
+        marks = ", ".join("?" * len(catalog_ids))
+        rows = self._query(
+            f"SELECT DISTINCT name FROM package WHERE bundles > 0 AND catalog_id IN ({marks}) "
+            "ORDER BY name",
+            catalog_ids,
+        )
+        return [str(r[0]) for r in rows]
+
+
+class StoreSource:
+    """The stored catalogs (or some of them) as a :class:`BundleSource`."""
+
+    def __init__(self, snapshot: Snapshot, names: Sequence[str] | None = None) -> None:
+        infos = snapshot.catalogs if names is None else _select(snapshot.catalogs, names)
+        ordered = sorted(infos, key=lambda c: (-c.priority, c.name))
+        self._snapshot = snapshot
+        self._ordered = ordered
+        self._rank = {c.name: n for n, c in enumerate(ordered)}
+        self._ids = {c.name: c.id for c in ordered}
+        self._id_rank = {c.id: n for n, c in enumerate(ordered)}
+        self._by_package: dict[str, list[Bundle]] = {}
+
+    def close(self) -> None:
+        """End the read transaction (every source restricted from this one ends with it)."""
+        self._snapshot.close()
+
+    def __enter__(self) -> StoreSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- catalogs ----------------------------------------------------------------------------
+    def rank(self, catalog: str) -> int:
+        return self._rank.get(catalog, len(self._rank))
+
+    def names(self) -> list[str]:
+        return [c.name for c in self._ordered]
+
+    def restricted(self, names: Sequence[str]) -> BundleSource:
+        """Only the named catalogs (the request's ``sources``), among this source's."""
+        _select(self._ordered, names)
+        return StoreSource(self._snapshot, names)
+
+    # -- lookups -----------------------------------------------------------------------------
+    def _ranked(self, found: list[tuple[int, Bundle]]) -> list[Bundle]:
+        rank = self._id_rank
+        mine = [(rank[c], b) for c, b in found if c in rank]
+        mine.sort(key=lambda rb: (rb[0], rb[1].package, rb[1].name))
+        return [b for _, b in mine]
+
+    def bundles_of(self, package: str) -> list[Bundle]:
+        # The resolver asks for the same package many times while it orders candidates.
+        found = self._by_package.get(package)
+        if found is None:
+            found = self._by_package[package] = self._ranked(self._snapshot.bundles(package))
+        return list(found)
+
+    def _from_packages(self, places: list[tuple[int, str]]) -> list[tuple[int, Bundle]]:
+        found: list[tuple[int, Bundle]] = []
+        for package in dict.fromkeys(p for c, p in places if c in self._id_rank):
+            found.extend(self._snapshot.bundles(package))
+        return found
+
+    def providers_of(self, gvk: GVK) -> list[Bundle]:
+        found = self._from_packages(self._snapshot.providers(gvk))
+        # one entry per time the bundle names the API, as CatalogSet indexes them
+        return self._ranked([(c, b) for c, b in found for g in b.provided_gvks if g == gvk])
+
+    def labelled(self, label: str) -> list[Bundle]:
+        found = self._from_packages(self._snapshot.labelled(label))
+        return self._ranked([(c, b) for c, b in found for x in b.labels if x == label])
+
+    def has_package(self, package: str) -> bool:
+        holders = self._snapshot.holders(package)
+        return any(count > 0 and c in self._id_rank for c, count in holders.items())
+
+    def package(self, catalog: str, name: str) -> Package | None:
+        meta = self._meta(catalog, name)
+        return meta.package if meta else None
+
+    def channels(self, catalog: str, package: str) -> list[Channel]:
+        meta = self._meta(catalog, package)
+        return list(meta.channels) if meta else []
+
+    def all_bundles(self) -> Iterator[Bundle]:
+        for info in self._ordered:
+            yield from self._snapshot.catalog_bundles(info.id)
+
+    def package_names(self) -> list[str]:
+        if not self._ordered:
+            return []
+        return self._snapshot.package_names([c.id for c in self._ordered])
+
+    def catalogs_with(self, package: str) -> list[str]:
+        holders = self._snapshot.holders(package)
+        ids = sorted(
+            (c for c, count in holders.items() if count > 0 and c in self._id_rank),
+            key=self._id_rank.__getitem__,
+        )
+        return [self._ordered[self._id_rank[c]].name for c in ids]
+
+    # -- deprecations ------------------------------------------------------------------------
+    def _meta(self, catalog: str, package: str) -> _PackageMeta | None:
+        catalog_id = self._ids.get(catalog)
+        return None if catalog_id is None else self._snapshot.meta(catalog_id, package)
+
+    def deprecation_of(self, bundle: Bundle, channel: str | None = None) -> Deprecation | None:
+        meta = self._meta(bundle.catalog, bundle.package)
+        if meta is None or not meta.deprecations:
+            return None
+        keys: list[tuple[str, str | None]] = [("olm.bundle", bundle.name)]
+        if channel is not None:
+            keys.append(("olm.channel", channel))
+        keys.append(("olm.package", None))
+        for schema, name in keys:
+            message = meta.deprecations.get((schema, name))
+            if message is not None:
+                return Deprecation(bundle.package, schema, name, message)
+        return None
+
+    def is_deprecated(self, bundle: Bundle) -> bool:
+        return self.deprecation_of(bundle) is not None
+
+    def channel_deprecated(self, catalog: str, package: str, channel: str) -> str | None:
+        meta = self._meta(catalog, package)
+        return None if meta is None else meta.deprecations.get(("olm.channel", channel))
+
+
+def _select(catalogs: Sequence[CatalogInfo], names: Sequence[str]) -> list[CatalogInfo]:
+    """The named catalogs, each once; an unknown name is the same error CatalogSet gives."""
+    known = {c.name: c for c in catalogs}
+    for name in names:
+        if name not in known:
+            shown = ", ".join(sorted(known)) or "none"
+            raise InputError(
+                f"catalog {name!r}", "no catalog has this name", f"known catalogs: {shown}"
+            )
+    return [known[name] for name in dict.fromkeys(names)]

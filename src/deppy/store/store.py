@@ -1,0 +1,190 @@
+"""The catalog store: catalogs added once, then resolved against without reading their files.
+
+``Store`` is the whole API the front doors use. Reading never creates anything (a store that was
+never written reads as empty); each change is one transaction (see ``writer``). A resolution
+reads through :meth:`Store.source`, lazily; :meth:`Store.load_catalog` rebuilds a whole catalog,
+equal to what the loader returned when it was added, for commands that show everything.
+"""
+
+from __future__ import annotations
+
+import gc
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from deppy.errors import InputError
+from deppy.olm.model import Bundle, Catalog, Channel, Deprecation, Package
+from deppy.store.codec import decode_bundle, decode_others, decode_package, decode_problems
+from deppy.store.location import database_path
+from deppy.store.schema import (
+    open_for_reading,
+    open_for_writing,
+    summaries,
+    translated_errors,
+    unknown_catalog,
+)
+from deppy.store.source import Snapshot, StoreSource
+from deppy.store.summary import StoredCatalog
+
+if TYPE_CHECKING:
+    from deppy.store.writer import Progress
+
+
+class Store:
+    """The SQLite catalog store at ``home`` (default: ``$DEPPY_HOME`` or the user data dir)."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        self.path = database_path(home)
+
+    # -- reading -----------------------------------------------------------------------------
+    def list(self) -> list[StoredCatalog]:
+        """Stored catalogs, most preferred first (priority, then name)."""
+        conn = open_for_reading(self.path)
+        if conn is None:
+            return []
+        try:
+            with translated_errors(self.path):
+                return summaries(conn)
+        finally:
+            conn.close()
+
+    def find(self, name: str) -> StoredCatalog | None:
+        return next((c for c in self.list() if c.name == name), None)
+
+    def source(self, names: Sequence[str] | None = None) -> StoreSource | None:
+        """The stored catalogs (all, or the named ones) for resolution; None if none is stored.
+
+        The source reads one consistent state of the store until it is closed.
+        """
+        conn = open_for_reading(self.path)
+        if conn is None:
+            return None
+        with translated_errors(self.path):
+            try:
+                snapshot = Snapshot(conn, self.path)
+            except BaseException:
+                conn.close()
+                raise
+        if not snapshot.catalogs:
+            snapshot.close()
+            return None
+        try:
+            return StoreSource(snapshot, names)
+        except BaseException:
+            snapshot.close()
+            raise
+
+    def load_catalog(self, name: str) -> Catalog:
+        """The whole stored catalog, as :func:`deppy.olm.fbc.load_catalog` returned it."""
+        conn = open_for_reading(self.path)
+        if conn is None:
+            raise InputError(
+                f"catalog {name!r}",
+                "no stored catalog has this name",
+                "the store is empty; add it with 'deppy catalog add NAME PATH'",
+            )
+        try:
+            with translated_errors(self.path), _collector_paused():
+                conn.execute("BEGIN")
+                return _materialise(conn, name)
+        finally:
+            conn.close()
+
+    # -- writing -----------------------------------------------------------------------------
+    def add(self, catalog: Catalog, *, progress: Progress | None = None) -> StoredCatalog:
+        """Store a loaded catalog under its name; a name already stored is an error."""
+        return self._write(catalog, replace=False, progress=progress)
+
+    def replace(self, catalog: Catalog, *, progress: Progress | None = None) -> StoredCatalog:
+        """Swap a stored catalog for a fresh load of it, in one transaction."""
+        return self._write(catalog, replace=True, progress=progress)
+
+    def remove(self, name: str) -> StoredCatalog:
+        """Remove a stored catalog; returns what it was."""
+        from deppy.store.writer import remove, tidy  # writing code stays out of resolve's imports
+
+        self._must_exist(name)
+        conn = open_for_writing(self.path)
+        try:
+            with translated_errors(self.path):
+                removed = remove(conn, name)
+                tidy(conn)
+                return removed
+        finally:
+            conn.close()
+
+    def _write(
+        self, catalog: Catalog, *, replace: bool, progress: Progress | None
+    ) -> StoredCatalog:
+        from deppy.store.writer import prepare, tidy, write
+
+        if replace:
+            self._must_exist(catalog.name)
+        prepared = prepare(catalog, progress)
+        conn = open_for_writing(self.path)
+        try:
+            with translated_errors(self.path):
+                stored = write(conn, prepared, replace=replace)
+                tidy(conn)
+                return stored
+        finally:
+            conn.close()
+
+    def _must_exist(self, name: str) -> None:
+        """Changing a catalog of an empty store is an error that must not create the store."""
+        if not self.path.is_file():
+            raise InputError(
+                f"catalog {name!r}", "no stored catalog has this name", "the store is empty"
+            )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Decoding a whole catalog allocates millions of objects and no cycles (as loading does)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _materialise(conn: sqlite3.Connection, name: str) -> Catalog:
+    row = conn.execute(
+        "SELECT id, priority, path, problem_list, others FROM catalog WHERE name = ?", (name,)
+    ).fetchone()
+    if row is None:
+        raise unknown_catalog(conn, name)
+    catalog_id, priority, path, problems, others = row
+    packages: dict[str, Package] = {}
+    channels: dict[tuple[str, str], Channel] = {}
+    deprecations: list[Deprecation] = []
+    for package_name, blob in conn.execute(
+        "SELECT name, data FROM package WHERE catalog_id = ? ORDER BY name", (catalog_id,)
+    ):
+        package, package_channels, package_deprecations = decode_package(blob, package_name)
+        packages[package_name] = package
+        channels.update((c.key, c) for c in package_channels)
+        deprecations.extend(package_deprecations)
+    bundles: dict[tuple[str, str], Bundle] = {}
+    for package_name, blob in conn.execute(
+        "SELECT package, data FROM bundle WHERE catalog_id = ? ORDER BY package, name",
+        (catalog_id,),
+    ):
+        bundle = decode_bundle(blob, name, package_name)
+        bundles[bundle.key] = bundle
+    return Catalog(
+        name=name,
+        priority=priority,
+        path=path,
+        packages=packages,
+        channels=dict(sorted(channels.items())),
+        bundles=bundles,
+        deprecations=tuple(deprecations),
+        problems=decode_problems(problems),
+        others=decode_others(others),
+    )

@@ -1,0 +1,200 @@
+"""Writing catalogs into the store: each command is one transaction, prepared before it starts.
+
+Everything slow (parsing, encoding, compressing) happens before the write lock is taken, so the
+lock is held only for the inserts, and readers keep reading the previous state meanwhile. A
+refresh deletes the old rows and inserts the new ones in the same transaction: nobody ever sees
+a catalog half replaced, and a kill at any point leaves the old catalog or the new one.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from deppy.errors import InputError
+from deppy.olm.model import Catalog
+from deppy.store.codec import encode_bundle, encode_others, encode_package, encode_problems
+from deppy.store.schema import CATALOG_TABLES, summaries, unknown_catalog
+from deppy.store.summary import StoredCatalog
+
+# (bundles encoded so far, bundles in all); called often enough to drive a progress bar.
+Progress = Callable[[int, int], None]
+
+_BATCH = 256
+
+
+@dataclass(slots=True)
+class PreparedCatalog:
+    """A catalog's rows, encoded and ready to insert (preparing takes no lock)."""
+
+    summary: StoredCatalog
+    problems: bytes
+    others: bytes
+    packages: list[tuple[str, int, bytes]]
+    bundles: list[tuple[str, str, str, bytes]]
+    apis: list[tuple[str, str, str, str]]
+    labels: list[tuple[str, str]]
+
+
+def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatalog:
+    """Encode a loaded catalog's rows: the slow part of an add, done before any lock is taken."""
+    orphans = (
+        {b.package for b in catalog.bundles.values()}
+        | {c.package for c in catalog.channels.values()}
+        | {d.package for d in catalog.deprecations}
+    ) - set(catalog.packages)
+    if orphans:
+        raise ValueError(f"catalog {catalog.name}: no olm.package for {sorted(orphans)}")
+    counts: dict[str, int] = {}
+    bundles: list[tuple[str, str, str, bytes]] = []
+    apis: dict[tuple[str, str, str, str], None] = {}
+    labels: dict[tuple[str, str], None] = {}
+    total = len(catalog.bundles)
+    for done, bundle in enumerate(sorted(catalog.bundles.values(), key=lambda b: b.key), 1):
+        package = bundle.package
+        counts[package] = counts.get(package, 0) + 1
+        bundles.append((package, bundle.name, str(bundle.version), encode_bundle(bundle)))
+        for gvk in bundle.provided_gvks:
+            apis[(gvk.group, gvk.version, gvk.kind, package)] = None
+        for label in bundle.labels:
+            labels[(label, package)] = None
+        if progress is not None and (done % _BATCH == 0 or done == total):
+            progress(done, total)
+    packages = [
+        (
+            name,
+            counts.get(name, 0),
+            encode_package(
+                catalog.packages[name], catalog.channels_of(name), catalog.deprecations_of(name)
+            ),
+        )
+        for name in sorted(catalog.packages)
+    ]
+    summary = StoredCatalog(
+        name=catalog.name,
+        priority=catalog.priority,
+        path=catalog.path,
+        packages=len(catalog.packages),
+        channels=len(catalog.channels),
+        bundles=total,
+        problems=len(catalog.problems),
+        updated=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+    return PreparedCatalog(
+        summary,
+        encode_problems(catalog.problems),
+        encode_others(catalog.others),
+        packages,
+        bundles,
+        sorted(apis),
+        sorted(labels),
+    )
+
+
+def write(conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool) -> StoredCatalog:
+    """Insert (or, with ``replace``, swap in) one catalog in one transaction."""
+    summary = prepared.summary
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        existing = _catalog_id(conn, summary.name)
+        if existing is not None and not replace:
+            raise InputError(
+                f"catalog {summary.name!r}",
+                "a catalog of this name is already in the store",
+                f"re-read it with 'deppy catalog refresh {summary.name}', or remove it first",
+            )
+        if existing is None and replace:
+            raise unknown_catalog(conn, summary.name)
+        if existing is not None:
+            _delete_rows(conn, existing)
+        _insert(conn, prepared)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return summary
+
+
+def _insert(conn: sqlite3.Connection, prepared: PreparedCatalog) -> None:
+    s = prepared.summary
+    cursor = conn.execute(
+        "INSERT INTO catalog (name, priority, path, updated, packages, channels, bundles, "
+        "problems, problem_list, others) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            s.name,
+            s.priority,
+            s.path,
+            s.updated,
+            s.packages,
+            s.channels,
+            s.bundles,
+            s.problems,
+            prepared.problems,
+            prepared.others,
+        ),
+    )
+    catalog_id = cursor.lastrowid
+    assert catalog_id is not None
+    conn.executemany(
+        "INSERT INTO package (catalog_id, name, bundles, data) VALUES (?, ?, ?, ?)",
+        _with_id(catalog_id, prepared.packages),
+    )
+    conn.executemany(
+        "INSERT INTO bundle (catalog_id, package, name, version, data) VALUES (?, ?, ?, ?, ?)",
+        _with_id(catalog_id, prepared.bundles),
+    )
+    conn.executemany(
+        "INSERT INTO provided_api (catalog_id, api_group, api_version, kind, package) "
+        "VALUES (?, ?, ?, ?, ?)",
+        _with_id(catalog_id, prepared.apis),
+    )
+    conn.executemany(
+        "INSERT INTO label (catalog_id, label, package) VALUES (?, ?, ?)",
+        _with_id(catalog_id, prepared.labels),
+    )
+
+
+def _with_id(catalog_id: int, rows: Iterable[tuple[object, ...]]) -> Iterable[tuple[object, ...]]:
+    return ((catalog_id, *row) for row in rows)
+
+
+def remove(conn: sqlite3.Connection, name: str) -> StoredCatalog:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = summaries(conn, name)
+        catalog_id = _catalog_id(conn, name)
+        if not found or catalog_id is None:
+            raise unknown_catalog(conn, name)
+        _delete_rows(conn, catalog_id)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return found[0]
+
+
+def _catalog_id(conn: sqlite3.Connection, name: str) -> int | None:
+    row = conn.execute("SELECT id FROM catalog WHERE name = ?", (name,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _delete_rows(conn: sqlite3.Connection, catalog_id: int) -> None:
+    for table in CATALOG_TABLES:
+        conn.execute(f"DELETE FROM {table} WHERE catalog_id = ?", (catalog_id,))
+    conn.execute("DELETE FROM catalog WHERE id = ?", (catalog_id,))
+
+
+def tidy(conn: sqlite3.Connection) -> None:
+    """After a command: give freed pages back and fold the WAL into the database, if idle.
+
+    Best effort, outside the command's transaction: if readers hold the WAL, it is left for a
+    later command (the store is consistent either way).
+    """
+    try:
+        conn.execute("PRAGMA busy_timeout = 100")
+        conn.execute("PRAGMA incremental_vacuum").fetchall()
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.OperationalError:
+        pass
