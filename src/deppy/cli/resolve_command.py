@@ -9,14 +9,14 @@ from pathlib import Path
 
 import click
 import orjson
-import yaml
-from rich.console import Console
-from rich.table import Table
 
 from deppy.cli.catalog_source import load_catalogs
 from deppy.cli.main import cli
+from deppy.cli.trace_command import check_pipeline, resolve_with_options
+from deppy.errors import InputError
 from deppy.explain import explanation_as_text
 from deppy.olm.answer import Resolution
+from deppy.olm.catalogs import BundleSource
 from deppy.olm.request import ClusterFacts, ResolutionRequest
 from deppy.olm.request_parsing import (
     load_request_file,
@@ -26,7 +26,7 @@ from deppy.olm.request_parsing import (
     parse_require,
     parse_version,
 )
-from deppy.olm.resolver import resolve
+from deppy.solver import SolveTimeout
 
 EXIT_UNRESOLVABLE = 1
 
@@ -105,6 +105,29 @@ Examples:
     help="Give up after this many seconds.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
+@click.option(
+    "--trace",
+    "trace",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record the execution as JSON lines (see `deppy trace`, `deppy replay`).",
+)
+@click.option(
+    "--pipeline",
+    "pipeline_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Run this pipeline file instead of the default one (deppy/data/pipelines/default.yaml).",
+)
+@click.option(
+    "--dry-run-next",
+    "dry_run_next",
+    is_flag=False,
+    flag_value="next",
+    default=None,
+    metavar="[ocp=V,kube=V]",
+    help="Compare with the next cluster version (OpenShift 4.18 -> 4.19, Kubernetes 1.31 -> "
+    "1.32, from --ocp-version/--kube-version), or with the versions given: per package "
+    "unchanged, changes version or breaks, and why. Exit 1 if it breaks.",
+)
 def resolve_cmd(
     catalogs: tuple[str, ...],
     required: tuple[str, ...],
@@ -117,6 +140,9 @@ def resolve_cmd(
     output: str,
     timeout: float | None,
     verbose: bool,
+    trace: Path | None,
+    pipeline_file: Path | None,
+    dry_run_next: str | None,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -144,9 +170,25 @@ def resolve_cmd(
     )
     if not request.required and not request.installed:
         raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
+    pipeline = check_pipeline(pipeline_file)
     catalog_set = load_catalogs(catalog_specs, quiet=output != "table")
+    if dry_run_next is not None:
+        from deppy.olm.whatif import parse_next
+
+        raise SystemExit(
+            dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
+        )
     started = time.perf_counter()
-    resolution = resolve(catalog_set, request, timeout=timeout)
+    try:
+        resolution = resolve_with_options(
+            catalog_set, request, timeout=timeout, pipeline=pipeline, trace=trace
+        )
+    except SolveTimeout:
+        raise InputError(
+            f"--timeout {timeout:g}",
+            "the resolution did not finish in time",
+            "allow more seconds, or narrow the request (versions, channels, --source)",
+        ) from None
     elapsed = time.perf_counter() - started
     for warning in resolution.warnings:
         click.echo(f"deppy: warning: {warning}", err=True)
@@ -156,17 +198,43 @@ def resolve_cmd(
     raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
 
+def dry_run(
+    catalog_set: BundleSource, request: ResolutionRequest, target: ClusterFacts, output: str
+) -> int:
+    from deppy.olm.whatif import what_if, whatif_as_text
+
+    report = what_if(catalog_set, request, target)
+    if output == "table":
+        click.echo(whatif_as_text(report))
+    elif output == "json":
+        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        import yaml
+
+        click.echo(yaml.safe_dump(report.as_dict(), sort_keys=False, width=100).rstrip())
+    return EXIT_UNRESOLVABLE if report.breaks or not report.before.resolved else 0
+
+
 def render(resolution: Resolution, output: str, *, verbose: bool = False) -> None:
-    if output == "json":
-        click.echo(orjson.dumps(resolution.as_dict(), option=orjson.OPT_INDENT_2).decode())
-        return
-    if output == "yaml":
-        click.echo(yaml.safe_dump(resolution.as_dict(), sort_keys=False, width=100).rstrip())
+    if output in ("json", "yaml"):
+        data = resolution.as_dict()
+        if not verbose and "explanation" in data:
+            # solver-level texts name variables (catalog/package/bundle); only -v shows them
+            data["explanation"].pop("constraints", None)
+        if output == "json":
+            click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+        else:
+            import yaml
+
+            click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
         return
     if resolution.explanation is not None:
         click.echo(explanation_as_text(resolution.explanation, verbose=verbose))
         return
     assert resolution.selection is not None
+    from rich.console import Console
+    from rich.table import Table
+
     table = Table(title="Resolution (install in this order)", title_justify="left")
     for column in ("#", "package", "version", "channel", "catalog", "action", "why"):
         table.add_column(column, overflow="fold")

@@ -89,6 +89,8 @@ def assemble(
                 continue
             picked = [bundle_id(b) for b in fact.candidates if bundle_id(b) in chosen_ids]
             for target in picked[:1]:
+                if target == identifier:
+                    continue  # it provides an API it requires: no reason to list, no edge
                 reasons[target].append(_reason(fact))
                 if owner.kind == "bundle":
                     depends_on[owner.id].append(target)

@@ -40,13 +40,25 @@ def versions_missing(
     """Why no bundle of ``package`` matches: absent package, or which versions exist instead."""
     existing = context.catalogs.bundles_of(package)
     if not existing:
-        return f"no catalog ({', '.join(context.catalogs.names())}) contains package {package}"
+        return package_absent(package, context)
     if any(versions.contains(b.version) for b in existing):
         return None
     available = sorted({b.version for b in existing})
     shown = ", ".join(str(v) for v in available[-8:])
     more = f" (and {len(available) - 8} older)" if len(available) > 8 else ""
     return f"no version of {package} is in range {text}; available: {shown}{more}"
+
+
+def package_absent(package: str, context: ResolutionContext) -> str:
+    """Why a package has no bundle at all: no catalog has it, or its bundles were not loadable."""
+    names = context.catalogs.names()
+    listing = [c for c in names if context.catalogs.package(c, package) is not None]
+    if listing:
+        return (
+            f"catalog {', '.join(listing)} lists package {package} but has no installable bundle "
+            "of it (its channels name bundles the catalog does not contain)"
+        )
+    return f"no catalog ({', '.join(names)}) contains package {package}"
 
 
 def _package_need(
@@ -75,8 +87,15 @@ def _package_need(
 
 
 def _api_need(bundle: Bundle, gvk: GVK, context: ResolutionContext) -> Needs:
-    found = _others(bundle, context.catalogs.providers_of(gvk))
-    missing = None if found else f"no bundle in any catalog provides the API {gvk}"
+    providers = context.catalogs.providers_of(gvk)
+    found = _others(bundle, providers)
+    missing = None
+    if not found:
+        missing = (
+            f"only other bundles of {bundle.package} provide the API {gvk}"
+            if providers
+            else f"no bundle in any catalog provides the API {gvk}"
+        )
     return Needs(bundle, f"API {gvk}", tuple(_ordered(bundle, found, context)), missing)
 
 

@@ -40,7 +40,7 @@ def explain(
         if fact is not None:
             facts.append(fact)
     roots = [f"{_root(f)}" for f in facts if isinstance(f, Requested | KeptInstalled)]
-    causes = _causes(facts)
+    causes = _causes(facts, context)
     suggestions = _suggestions(facts, context)
     summary = (
         "Cannot resolve: " + "; ".join(roots) + " cannot be satisfied together"
@@ -89,15 +89,54 @@ def _candidates(bundles: Sequence[Bundle]) -> str:
     )
 
 
-def _causes(facts: Sequence[Fact]) -> list[Cause]:
+def _limit(fact: ClusterIncompatible) -> str:
+    """The bound a cluster fact is about: OpenShift major.minor, or the minimum Kubernetes."""
+    bundle = fact.bundle
+    if fact.category == "openshift" and bundle.max_openshift_version is not None:
+        return f"{bundle.max_openshift_version.major}.{bundle.max_openshift_version.minor}"
+    return str(bundle.min_kube_version)
+
+
+def _cluster_cause(
+    category: str, limit: str, bundles: Sequence[Bundle], context: ResolutionContext
+) -> Cause:
+    """Bundles of one package that the cluster rules out for the same reason, in one line."""
+    one = len(bundles) == 1
+    who = f"{bundles[0].package} {_versions(bundles)}" + ("" if one else " all")
+    cluster = context.request.cluster
+    if category == "openshift" and cluster.openshift_version is not None:
+        ocp = cluster.openshift_version
+        text = (
+            f"{who} support{'s' if one else ''} OpenShift up to {limit} "
+            f"(olm.maxOpenShiftVersion); the cluster runs {ocp.major}.{ocp.minor}"
+        )
+    else:
+        text = (
+            f"{who} need{'s' if one else ''} Kubernetes {limit} or newer (minKubeVersion); "
+            f"the cluster runs {cluster.kube_version}"
+        )
+    data = {"bundle": str(bundles[0])} if one else {"bundles": [str(b) for b in bundles]}
+    return Cause(category, text, data)
+
+
+def _causes(facts: Sequence[Fact], context: ResolutionContext) -> list[Cause]:
     causes: list[Cause] = []
     grouped: dict[tuple[str, str, str | None], list[Bundle]] = {}
+    ruled_out: dict[tuple[str, str, str], list[Bundle]] = {}
     for fact in facts:
         if isinstance(fact, Needs) and isinstance(fact.dependent, Bundle):
             key = (fact.dependent.package, fact.need, fact.missing)
             grouped.setdefault(key, []).append(fact.dependent)
+        elif isinstance(fact, ClusterIncompatible):
+            where = (fact.bundle.package, fact.category, _limit(fact))
+            ruled_out.setdefault(where, []).append(fact.bundle)
     emitted: set[tuple[str, str, str | None]] = set()
     for fact in facts:
+        if isinstance(fact, ClusterIncompatible):
+            where = (fact.bundle.package, fact.category, _limit(fact))
+            if where in ruled_out:
+                causes.append(_cluster_cause(where[1], where[2], ruled_out.pop(where), context))
+            continue
         cause = _cause(fact, grouped, emitted)
         if cause is not None:
             causes.append(cause)
@@ -136,8 +175,6 @@ def _cause(
         if isinstance(fact.dependent, RequiredPackage):
             return Cause("missing", f"{who}: {reason}", data)
         return Cause("missing", f"{who} {verb} {fact.need}: {reason}", data)
-    if isinstance(fact, ClusterIncompatible):
-        return Cause(fact.category, fact.reason, {"bundle": str(fact.bundle)})
     if isinstance(fact, Excluded):
         return Cause(
             "excluded",
@@ -191,18 +228,8 @@ def _suggestions(facts: Sequence[Fact], context: ResolutionContext) -> list[str]
                 )
         elif isinstance(fact, Needs) and not fact.candidates:
             suggestions.append(f"add a catalog offering {fact.need}")
-        elif isinstance(fact, ClusterIncompatible) and fact.category == "openshift":
-            limit = fact.bundle.max_openshift_version
-            if limit is not None:
-                suggestions.append(
-                    f"{fact.bundle.package} {fact.bundle.version} would install on OpenShift "
-                    f"{limit.major}.{limit.minor} or older"
-                )
         elif isinstance(fact, ClusterIncompatible):
-            suggestions.append(
-                f"{fact.bundle.package} {fact.bundle.version} would install on Kubernetes "
-                f"{fact.bundle.min_kube_version} or newer"
-            )
+            suggestions.append(_cluster_suggestion(fact, facts))
         elif isinstance(fact, Excluded):
             suggestions.append(f"lift the restriction {fact.restriction.describe()}")
         elif isinstance(fact, OnePerAPI):
@@ -215,6 +242,28 @@ def _suggestions(facts: Sequence[Fact], context: ResolutionContext) -> list[str]
         elif isinstance(fact, KeptInstalled):
             suggestions.append(f"uninstall {fact.installed.describe()} first")
     return suggestions
+
+
+def _cluster_suggestion(fact: ClusterIncompatible, facts: Sequence[Fact]) -> str:
+    """The bundle of the package that the most clusters could run, and on which clusters."""
+    same = [
+        f
+        for f in facts
+        if isinstance(f, ClusterIncompatible)
+        and f.category == fact.category
+        and f.bundle.package == fact.bundle.package
+    ]
+    if fact.category == "openshift":
+        best = max(same, key=lambda f: (f.bundle.max_openshift_version, f.bundle.version))
+        return (
+            f"{best.bundle.package} {best.bundle.version} would install on OpenShift "
+            f"{_limit(best)} or older"
+        )
+    best = min(same, key=lambda f: (f.bundle.min_kube_version, f.bundle.version))
+    return (
+        f"{best.bundle.package} {best.bundle.version} would install on Kubernetes "
+        f"{_limit(best)} or newer"
+    )
 
 
 def _versions_text(versions: Sequence[object], limit: int = 8) -> str:

@@ -49,7 +49,7 @@ def locate_installed(installed: InstalledBundle, context: ResolutionContext) -> 
         return InstalledLocation(
             bundle, _channel(context, bundle.catalog, installed.package, channel_name), False
         )
-    name = installed.bundle or f"{installed.package}.v{installed.version}"
+    name = installed.bundle or f"{installed.package}.v{installed.version.canonical}"
     synthetic = Bundle(
         name=name,
         package=installed.package,

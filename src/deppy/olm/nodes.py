@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 
 from deppy.olm.context import ResolutionContext
-from deppy.olm.dependencies import needs_of, versions_missing
+from deppy.olm.dependencies import needs_of, package_absent
 from deppy.olm.facts import (
     ClusterIncompatible,
     ClusterPolicy,
@@ -74,32 +74,38 @@ class RequiredPackageProducer:
         package = requirement.package
         catalogs = context.catalogs
         if not catalogs.has_package(package):
-            return f"no catalog ({', '.join(catalogs.names())}) contains package {package}"
+            return package_absent(package, context)
         bundles = catalogs.bundles_of(package)
+        scope = ""
         if requirement.catalog is not None:
             bundles = [b for b in bundles if b.catalog == requirement.catalog]
             if not bundles:
                 others = ", ".join(catalogs.catalogs_with(package))
                 return f"catalog {requirement.catalog} has no package {package} (found in {others})"
+            scope = f" in catalog {requirement.catalog}"
         if requirement.channel is not None:
             channels = sorted({c for b in bundles for c in context.order.channels_containing(b)})
             bundles = [b for b in bundles if context.order.in_channel(b, requirement.channel)]
             if not bundles:
                 return (
-                    f"package {package} has no channel {requirement.channel} "
+                    f"package {package}{scope} has no channel {requirement.channel} "
                     f"(channels: {', '.join(channels)})"
                 )
-        missing = versions_missing(
-            package, requirement.versions, requirement.versions_text, context
-        )
-        if missing is not None:
-            in_channel = sorted({b.version for b in bundles})
-            shown = ", ".join(str(v) for v in in_channel[-8:])
+            scope = f" in channel {requirement.channel}{scope}"
+        in_range = sorted({b.version for b in bundles if requirement.versions.contains(b.version)})
+        if not in_range:
+            available = sorted({b.version for b in bundles})
+            shown = ", ".join(str(v) for v in available[-8:])
+            more = f" (and {len(available) - 8} older)" if len(available) > 8 else ""
             return (
-                f"no version of {package} is in range {requirement.versions_text}; "
-                f"available here: {shown}"
+                f"no version of {package}{scope} is in range {requirement.versions_text}; "
+                f"available{' there' if scope else ''}: {shown}{more}"
             )
-        return f"every version of {package} in range is ignored or offered by no channel"
+        ranged = f" in range {requirement.versions_text}" if requirement.versions_text else ""
+        return (
+            f"every version of {package}{scope}{ranged} is ignored "
+            f"({', '.join(str(v) for v in in_range)})"
+        )
 
 
 class InstalledPackageProducer:

@@ -3,7 +3,8 @@
 A candidate list is the solver's preference: earlier is preferred. The order is: the preferred
 catalog (a dependent's own), then catalog priority; within a catalog by package, then the
 requested channel, else the package's default channel, then the other channels by name; within a
-channel from the head down (highest version first); deprecated bundles last of all.
+channel from the head down (highest version first); deprecated bundles last of all (a bundle
+offered only through deprecated channels counts as deprecated).
 """
 
 from __future__ import annotations
@@ -63,6 +64,16 @@ class CandidateOrder:
             self._positions[key] = {c.name: n for n, c in enumerate(channels)}
         return found
 
+    def deprecated(self, bundle: Bundle) -> bool:
+        """Deprecated itself, by its package, or offered only through deprecated channels."""
+        if self.catalogs.is_deprecated(bundle):
+            return True
+        channels = self.channels_containing(bundle)  # deprecated channels come last
+        return bool(channels) and (
+            self.catalogs.channel_deprecated(bundle.catalog, bundle.package, channels[0])
+            is not None
+        )
+
     def _channel_rank(self, bundle: Bundle, requested: str | None) -> int:
         channels = self.channels_containing(bundle)
         if not channels:
@@ -86,7 +97,7 @@ class CandidateOrder:
         rank = self.catalogs.rank
         unique.sort(
             key=lambda b: (
-                self.catalogs.is_deprecated(b),
+                self.deprecated(b),
                 b.catalog != prefer_catalog,
                 rank(b.catalog),
                 b.package,

@@ -9,18 +9,18 @@ SPEC grammar (also in ``deppy resolve --help`` and the README)::
 
 RANGE uses blang/semver syntax as in real catalogs (``>=1.0.0 <2.0.0``, ``1.x``, ``!=1.2.3``,
 ``||``); ``latest`` or nothing means any version. ``within=minor:1.4.2`` is the phase-0 shortcut
-"latest within the minor version of 1.4.2" (``>=1.4.0 <1.5.0``); levels are major, minor, patch.
+"latest within the minor version of 1.4.2" (``>=1.4.0 <1.5.0-0``: no 1.5.0 prerelease); levels are
+major, minor, patch.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from deppy.errors import InputError
 from deppy.olm.request import (
@@ -98,7 +98,9 @@ def within(level_and_version: str, where: str) -> tuple[VersionRange, str]:
             f"unknown level {level!r} in within=",
             "write within=major:VERSION, within=minor:VERSION or within=patch:VERSION",
         )
-    text = f">={bounds[0]} <{bounds[1]}"
+    # "-0" keeps out the next level's prereleases, which blang orders below it (<1.5.0 would
+    # admit 1.5.0-rc.1, a version outside the minor version 1.4).
+    text = f">={bounds[0]} <{bounds[1]}-0"
     return parse_range(text, where), text
 
 
@@ -187,6 +189,8 @@ _CALL = re.compile(r"^\s*(required|installed)\s*\((.*)\)\s*$")
 
 def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[CatalogSpec]]:
     """An ActiveResolution document (seed deppy-phase-0.md) and the catalogs it names."""
+    import yaml  # deferred: most commands never read a request file
+
     where = str(path)
     try:
         data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
@@ -226,9 +230,8 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
         ),
     )
     exclude = tuple(
-        PropertyRestriction(str(e.get("type")), str(e.get("value")))
-        for e in _list(spec, "exclude", where)
-        if isinstance(e, Mapping)
+        _exclude_entry(e, f"{where}: spec.exclude[{n}]")
+        for n, e in enumerate(_list(spec, "exclude", where))
     )
     request = ResolutionRequest(tuple(required), tuple(installed), cluster, sources, exclude)
     return request, catalogs
@@ -250,17 +253,42 @@ def _constraint(item: Any, where: str) -> tuple[str, dict[str, Any]]:
                 f"cannot read {item!r}",
                 'write required("name", "range", "channel") or installed(...)',
             )
-        args = [a.strip().strip("\"'") for a in match.group(2).split(",")]
+        args = _call_arguments(match.group(2), where)
         if match.group(1) == "required":
             keys = ["name", "versionRange", "channel"]
         else:
             keys = ["name", "version", "channel"]
+        if len(args) > len(keys):
+            raise InputError(
+                where,
+                f"{match.group(1)}() takes at most {len(keys)} arguments "
+                f"({', '.join(keys)}), not {len(args)}",
+                'quote each argument; a range has no commas: ">=1.0.0 <2.0.0"',
+            )
         return match.group(1), {k: v for k, v in zip(keys, args, strict=False) if v}
     if isinstance(item, Mapping) and len(item) == 1:
         kind, body = next(iter(item.items()))
         if kind in ("required", "installed") and isinstance(body, Mapping):
             return str(kind), dict(body)
     raise InputError(where, "expected 'required: {...}' or 'installed: {...}'")
+
+
+def _call_arguments(text: str, where: str) -> list[str]:
+    """The arguments of required(...)/installed(...): quoted strings (a quoted argument may hold
+    commas), or bare words."""
+    if not any(quote in text for quote in "\"'"):
+        return [a.strip() for a in text.split(",")] if text.strip() else []
+    try:
+        values = ast.literal_eval(f"({text},)")
+    except (SyntaxError, ValueError):
+        values = None
+    if not isinstance(values, tuple) or not all(isinstance(v, str) for v in values):
+        raise InputError(
+            where,
+            f"cannot read the arguments {text!r}",
+            'quote each one: required("name", ">=1.0.0 <2.0.0", "channel")',
+        )
+    return [v.strip() for v in values]
 
 
 def _check_keys(body: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
@@ -315,6 +343,15 @@ def _catalog_entry(raw: Any, base: Path, where: str) -> CatalogSpec:
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise InputError(f"{where}.priority", "expected an integer")
     return CatalogSpec(str(path), _text(raw.get("name")), priority)
+
+
+def _exclude_entry(raw: Any, where: str) -> PropertyRestriction:
+    fields = (raw.get("type"), raw.get("value")) if isinstance(raw, Mapping) else (None, None)
+    if any(value is None or value == "" for value in fields):
+        raise InputError(
+            where, "expected {type: ..., value: ...}", "e.g. {type: olm.label, value: beta}"
+        )
+    return PropertyRestriction(str(fields[0]), str(fields[1]))
 
 
 def _text(value: Any) -> str | None:

@@ -48,26 +48,49 @@ class UpgradeGraph:
         return parents
 
 
-def upgrade_graph(channel: Channel, versions: dict[str, Version]) -> UpgradeGraph:
-    """Build a channel's edges; ``versions`` gives each known bundle name its version.
+@dataclass(frozen=True, slots=True)
+class UpgradeEdge:
+    """One way up: ``source`` may be upgraded to ``target`` because ``target`` names it by
+    ``kind`` (replaces, skips or skipRange); graphs shown to people keep the kind."""
+
+    source: str
+    target: str
+    kind: str
+
+
+def channel_edges(channel: Channel, versions: dict[str, Version]) -> list[UpgradeEdge]:
+    """Every edge of a channel with its kind, in entry order; ``versions`` gives each known
+    bundle name its version.
 
     skipRange edges come from every bundle of the package whose version is in the range
     (including an installed bundle that no catalog lists any more, when its name is passed in
     ``versions``).
     """
-    edges: dict[str, list[str]] = {}
+    edges: list[UpgradeEdge] = []
     for entry in channel.entries:
-        sources: list[str] = []
+        sources: list[tuple[str, str]] = []
         if entry.replaces:
-            sources.append(entry.replaces)
-        sources.extend(entry.skips)
+            sources.append((entry.replaces, "replaces"))
+        sources.extend((name, "skips") for name in entry.skips)
         if entry.skip_range is not None:
             sources.extend(
-                name for name, version in versions.items() if entry.skip_range.contains(version)
+                (name, "skipRange")
+                for name, version in versions.items()
+                if entry.skip_range.contains(version)
             )
-        for source in dict.fromkeys(sources):
-            if source != entry.name:
-                edges.setdefault(source, []).append(entry.name)
+        edges.extend(
+            UpgradeEdge(source, entry.name, kind)
+            for source, kind in dict.fromkeys(sources)
+            if source != entry.name
+        )
+    return edges
+
+
+def upgrade_graph(channel: Channel, versions: dict[str, Version]) -> UpgradeGraph:
+    """Build a channel's edges (see :func:`channel_edges`)."""
+    edges: dict[str, list[str]] = {}
+    for edge in channel_edges(channel, versions):
+        edges.setdefault(edge.source, []).append(edge.target)
     ordered = {
         source: tuple(sorted(dict.fromkeys(targets), key=lambda n: _order(n, versions)))
         for source, targets in edges.items()

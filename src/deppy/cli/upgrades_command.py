@@ -1,0 +1,109 @@
+"""``deppy upgrades --installed SPEC…``: the updates each installed bundle has, and how to get
+there."""
+
+from __future__ import annotations
+
+import click
+import orjson
+
+from deppy.cli.main import cli
+from deppy.cli.workflow_options import (
+    catalog_option,
+    catalog_source,
+    cluster_facts,
+    cluster_options,
+    output_option,
+)
+from deppy.olm.request_parsing import parse_installed
+from deppy.olm.upgrade_report import ChannelUpdates, UpgradeReport, upgrade_reports
+
+SHOWN_UPDATES = 10
+
+
+@cli.command("upgrades")
+@click.option(
+    "--installed",
+    "installed",
+    multiple=True,
+    required=True,
+    metavar="SPEC",
+    help="PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME] (repeatable).",
+)
+@catalog_option
+@cluster_options
+@output_option("text", "json")
+def upgrades_cmd(
+    installed: tuple[str, ...],
+    catalogs: tuple[str, ...],
+    ocp_version: str | None,
+    kube_version: str | None,
+    output: str,
+) -> None:
+    """List the updates of installed bundles: in their channel (those deppy resolve chooses from),
+    and those available only by switching channel (CrossChannelUpdateFound), each with the
+    step-by-step path to the newest.
+
+    With --ocp-version/--kube-version, updates the cluster cannot run are marked and the path
+    leads to the newest one it can run.
+    """
+    specs = [parse_installed(spec) for spec in installed]
+    cluster = cluster_facts(ocp_version, kube_version)
+    source = catalog_source(catalogs, quiet=output != "text")
+    reports, warnings = upgrade_reports(source, specs, cluster)
+    for warning in warnings:
+        click.echo(f"deppy: warning: {warning}", err=True)
+    if output == "json":
+        data = [r.as_dict() for r in reports]
+        click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+        return
+    for n, report in enumerate(reports):
+        if n:
+            click.echo("")
+        for line in _report_lines(report):
+            click.echo(line)
+
+
+def _report_lines(report: UpgradeReport) -> list[str]:
+    installed = report.installed
+    here = report.channel
+    where = f"channel {here.channel}, catalog {here.catalog}" if here else "no channel"
+    lines = [f"{installed.package} {installed.version} ({report.bundle.name}; {where})"]
+    if not report.in_catalog:
+        lines.append("  not in any catalog: only bundles whose upgrade edges name it can follow")
+    if here is None or not here.updates:
+        lines.append("  up to date in its channel")
+    else:
+        lines += _channel_lines(here, "  ")
+    if report.cross_channel_update_found:
+        lines.append("  only by switching channel (CrossChannelUpdateFound):")
+        for other in report.other_channels:
+            lines.append(f"    channel {other.channel} (catalog {other.catalog}):")
+            lines += _channel_lines(other, "      ")
+    return lines
+
+
+def _channel_lines(found: ChannelUpdates, indent: str) -> list[str]:
+    shown = found.updates[:SHOWN_UPDATES]
+    versions = ", ".join(
+        f"{u.bundle.version}{' (cannot run here)' if u.blocked else ''}" for u in shown
+    )
+    more = len(found.updates) - len(shown)
+    lines = [f"{indent}updates: {versions}" + (f" and {more} older" if more > 0 else "")]
+    newest = found.newest
+    if newest is None:
+        lines.append(f"{indent}none of them can run on this cluster:")
+    else:
+        steps = len(found.path) - 1
+        plural = "step" if steps == 1 else "steps"
+        path = " -> ".join(str(b.version) for b in found.path)
+        lines.append(f"{indent}newest {newest.version} in {steps} {plural}: {path}")
+        passing = found.blocked_steps()
+        if passing:
+            listed = ", ".join(str(u.bundle.version) for u in passing)
+            lines.append(
+                f"{indent}the path passes through versions this cluster cannot run: {listed}"
+            )
+    newer = [u for u in found.updates if newest is None or u.bundle.version > newest.version]
+    for update in newer:
+        lines += [f"{indent}  {update.bundle.version}: {reason}" for reason in update.blocked]
+    return lines

@@ -1,0 +1,75 @@
+"""Options shared by the everyday commands (search, show, upgrades, validate, catalog check), so
+each one spells ``--catalog``, the cluster versions and ``-o`` the same way as ``deppy resolve``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from deppy.cli.catalog_source import load_catalogs
+from deppy.olm.catalogs import BundleSource
+from deppy.olm.request import ClusterFacts
+from deppy.olm.request_parsing import parse_catalog, parse_version
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def catalog_option(function: F) -> F:
+    return click.option(
+        "--catalog",
+        "catalogs",
+        multiple=True,
+        metavar="PATH[=NAME[:PRIORITY]]",
+        help="A File-Based Catalog directory (repeatable); default: the stored catalogs.",
+    )(function)
+
+
+def cluster_options(function: F) -> F:
+    function = click.option(
+        "--kube-version", help="The cluster's Kubernetes version (e.g. 1.31.0)."
+    )(function)
+    return click.option("--ocp-version", help="The cluster's OpenShift version (e.g. 4.18).")(
+        function
+    )
+
+
+def output_option(*choices: str) -> Callable[[F], F]:
+    def decorate(function: F) -> F:
+        return click.option(
+            "-o",
+            "--output",
+            type=click.Choice(list(choices)),
+            default=choices[0],
+            show_default=True,
+        )(function)
+
+    return decorate
+
+
+def cluster_facts(ocp_version: str | None, kube_version: str | None) -> ClusterFacts:
+    return ClusterFacts(
+        parse_version(ocp_version, "--ocp-version", tolerant=True) if ocp_version else None,
+        parse_version(kube_version, "--kube-version", tolerant=True) if kube_version else None,
+    )
+
+
+def catalog_source(catalogs: tuple[str, ...], *, quiet: bool) -> BundleSource:
+    """The ``--catalog`` catalogs, else what ``load_catalogs`` offers (the stored ones)."""
+    return load_catalogs([parse_catalog(spec) for spec in catalogs], quiet=quiet)
+
+
+def interactive() -> bool:
+    return sys.stdout.isatty()
+
+
+def columns(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
+    """Plain aligned columns: byte-identical output whatever the terminal (the last column is
+    not padded)."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    return [
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
+        for row in [header, *rows]
+    ]

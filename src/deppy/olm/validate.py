@@ -1,0 +1,75 @@
+"""Would this bundle install from these catalogs? (``opm alpha resolve`` of the dependency
+resolution enhancement, operator-dependency-resolution.md.)
+
+The bundle directory becomes a catalog of its own, preferred to every other catalog, with the
+bundle in each channel its annotations name; then the bundle is required exactly and resolved as
+a cluster would resolve it. A bundle that is already published (same name in a catalog) is thus
+checked in its new form, not in the published one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from deppy.errors import InputError
+from deppy.olm.answer import Resolution
+from deppy.olm.bundle_dir import BundleDir
+from deppy.olm.catalog_check import require_exactly
+from deppy.olm.catalogs import BundleSource, CatalogSet
+from deppy.olm.model import Catalog, Channel, ChannelEntry, Package
+from deppy.olm.overlay import Overlay
+from deppy.olm.properties import parse_range
+from deppy.olm.request import ClusterFacts, ResolutionRequest
+from deppy.olm.resolver import resolve
+from deppy.olm.semver import VersionError
+
+__all__ = ["BUNDLE_CATALOG", "bundle_catalog", "validate_bundle"]
+
+BUNDLE_CATALOG = "bundle-dir"
+
+
+def bundle_catalog(loaded: BundleDir, name: str, where: str) -> Catalog:
+    """A one-bundle catalog, as ``opm render`` + a channel entry per annotated channel."""
+    if loaded.bundle is None:
+        first = f": {loaded.problems[0]}" if loaded.problems else ""
+        raise InputError(where, f"no bundle can be built from this directory{first}")
+    bundle = replace(loaded.bundle, catalog=name)
+    if not loaded.channels:
+        raise InputError(
+            where,
+            "metadata/annotations.yaml names no channel, so no catalog could offer the bundle",
+            "set operators.operatorframework.io.bundle.channels.v1",
+        )
+    skip_range = None
+    if bundle.skip_range:
+        try:
+            skip_range = parse_range(bundle.skip_range)
+        except VersionError:
+            skip_range = None
+    entry = ChannelEntry(bundle.name, bundle.replaces, bundle.skips, skip_range, bundle.skip_range)
+    channels = {
+        (bundle.package, c): Channel(bundle.package, c, (entry,), where) for c in loaded.channels
+    }
+    default = loaded.default_channel if loaded.default_channel in loaded.channels else None
+    return Catalog(
+        name=name,
+        priority=0,
+        path=where,
+        packages={bundle.package: Package(bundle.package, default or loaded.channels[0])},
+        channels=channels,
+        bundles={bundle.key: bundle},
+    )
+
+
+def validate_bundle(
+    loaded: BundleDir, where: str, source: BundleSource, cluster: ClusterFacts
+) -> Resolution:
+    """Resolve the directory's bundle, required exactly, over ``source``."""
+    name = BUNDLE_CATALOG
+    while name in source.names():
+        name += "-"
+    catalog = bundle_catalog(loaded, name, where)
+    bundle = next(iter(catalog.bundles.values()))
+    combined = Overlay(CatalogSet([catalog]), source)
+    request = ResolutionRequest(required=(require_exactly(bundle),), cluster=cluster)
+    return resolve(combined, request)

@@ -1,0 +1,83 @@
+"""``deppy search``: what matches, and in which order (tests/data/workflows/search has one
+package per kind of match for the term "redis")."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from deppy.olm.catalogs import CatalogSet
+from deppy.olm.fbc import load_catalog
+from deppy.olm.search import search
+from tests.workflow_helpers import WORKFLOWS, run
+
+DATA = WORKFLOWS / "search"
+
+
+@pytest.fixture(scope="module")
+def catalogs() -> CatalogSet:
+    return CatalogSet([load_catalog(DATA, name="search")])
+
+
+def test_exact_then_prefix_then_substring_then_metadata_then_description(
+    catalogs: CatalogSet,
+) -> None:
+    hits = search(catalogs, "redis")
+    assert [h.package for h in hits] == [
+        "redis",  # exact name
+        "redis-operator",  # name prefix
+        "my-redis-cluster",  # name contains
+        "cache-tool",  # keyword (metadata tier, then by name)
+        "store-api",  # provides the API kind Redis
+        "vault-ui",  # display name
+        "kv-store",  # description only
+    ]
+    assert [h.tier for h in hits] == [0, 1, 2, 3, 3, 3, 4]
+    assert [h.what for h in hits[3:]] == ["keyword", "API", "display name", "description"]
+
+
+def test_search_ignores_case_and_surrounding_space(catalogs: CatalogSet) -> None:
+    assert [h.package for h in search(catalogs, "  REDIS ")] == [
+        h.package for h in search(catalogs, "redis")
+    ]
+
+
+def test_bundle_names_and_api_groups_match(catalogs: CatalogSet) -> None:
+    (hit,) = search(catalogs, "redis-operator.v1.0.0")
+    assert (hit.package, hit.tier, hit.what, hit.bundles) == (
+        "redis-operator",
+        0,
+        "bundle name",
+        ("redis-operator.v1.0.0",),
+    )
+    (api,) = search(catalogs, "cache.example.com")
+    assert api.package == "store-api" and api.matched == "Redis (cache.example.com/v1)"
+    assert api.bundles == ("store-api.v3.0.0",)
+
+
+def test_no_match_is_an_empty_list(catalogs: CatalogSet) -> None:
+    assert search(catalogs, "postgres") == []
+    assert search(catalogs, "   ") == []
+
+
+def test_cli_table_is_ranked_and_aligned() -> None:
+    code, out, _ = run("search", "redis", "--catalog", f"{DATA}=search")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["PACKAGE", "CATALOG", "LATEST", "DISPLAY", "NAME", "MATCH"]
+    assert lines[1].split()[:3] == ["redis", "search", "7.0.0"]
+    assert lines[1].endswith("exact name")
+    assert lines[5].endswith("API: Redis (cache.example.com/v1)")
+    assert all(line[lines[0].index("CATALOG") :].startswith("search") for line in lines[1:])
+
+
+def test_cli_limit_json_and_nothing_found() -> None:
+    code, out, _ = run("search", "redis", "--catalog", f"{DATA}=search", "--limit", "2")
+    assert code == 0 and "… and 5 more (--limit 0 shows all)" in out
+    code, out, _ = run("search", "redis", "--catalog", f"{DATA}=search", "-o", "json")
+    assert code == 0
+    first = json.loads(out)[0]
+    assert first["package"] == "redis" and first["match"] == "exact name"
+    code, out, _ = run("search", "postgres", "--catalog", f"{DATA}=search")
+    assert code == 1 and out == "no package matches 'postgres'\n"
