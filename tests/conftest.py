@@ -11,6 +11,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("DEPPY_SHARED", ROOT.parent / "shared")).resolve()
 
 
+@pytest.fixture(autouse=True)
+def _private_store(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every test sees its own empty catalog store, never the user's real one.
+
+    Tests that need a store set DEPPY_HOME themselves; this default keeps commands that fall back
+    to the stored catalogs (``deppy resolve`` without ``--catalog``) independent of the machine.
+    """
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path_factory.mktemp("deppy-home")))
+
+
 def shared_path(*parts: str) -> Path:
     """A path under ../shared; fails the test loudly when the data is not there."""
     path = SHARED.joinpath(*parts)

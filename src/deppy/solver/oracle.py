@@ -12,9 +12,6 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 
-from pysat.card import CardEnc, EncType
-from pysat.solvers import Solver
-
 from deppy.solver.cnf import AtMostRecord, Problem
 from deppy.solver.errors import SolveTimeout
 
@@ -28,6 +25,10 @@ class SatOracle:
         self.deadline = deadline
         self.top = problem.top
         self.selectors: list[int] = []
+        # PySAT loads only when a solve needs a full SAT call: most resolutions finish on
+        # propagation alone, and a CLI run pays for every import.
+        from pysat.solvers import Solver
+
         self._solver = Solver(name=BACKEND)
         add = self._solver.add_clause
         if guarded:
@@ -47,6 +48,8 @@ class SatOracle:
         return self.top
 
     def _at_most_clauses(self, record: AtMostRecord) -> list[list[int]]:
+        from pysat.card import CardEnc, EncType
+
         if record.bound == 0:
             return [[-lit] for lit in record.lits]
         small = record.bound == 1 and len(record.lits) <= 5

@@ -7,8 +7,6 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from pysat.card import ITotalizer
-
 from deppy.solver.cnf import Problem, encode_problem
 from deppy.solver.errors import NotSatisfiable, SolveTimeout
 from deppy.solver.explain import minimal_core
@@ -90,6 +88,8 @@ def _fewest_extras(
     base = [*guesses, *excluded]
     if not extras or oracle.solve([*base, *(-lit for lit in extras)]):
         return guessed
+    from pysat.card import ITotalizer
+
     totalizer = ITotalizer(lits=extras, ubound=len(extras), top_id=oracle.top)
     oracle.add_clauses(totalizer.cnf.clauses, totalizer.top_id)
     for bound in range(1, len(extras) + 1):
