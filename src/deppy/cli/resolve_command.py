@@ -13,6 +13,7 @@ import orjson
 from deppy.cli.catalog_source import load_catalogs
 from deppy.cli.main import cli
 from deppy.cli.trace_command import check_pipeline, resolve_with_options
+from deppy.cli.workflow_options import output_option
 from deppy.errors import InputError
 from deppy.explain import explanation_as_text
 from deppy.olm.answer import Resolution
@@ -91,13 +92,7 @@ Examples:
     type=click.Path(path_type=Path),
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "json", "yaml"]),
-    default="table",
-    show_default=True,
-)
+@output_option("table", "json", "yaml")
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),

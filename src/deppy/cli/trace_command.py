@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from deppy.cli.main import cli
+from deppy.cli.workflow_options import output_option
 from deppy.olm.answer import Resolution
 from deppy.olm.catalogs import BundleSource
 from deppy.olm.pipeline_nodes import DOMAIN, load_pipeline
@@ -52,13 +53,7 @@ def check_pipeline(pipeline_file: Path | None) -> Pipeline | None:
 
 @cli.command("replay")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["table", "json", "yaml"]),
-    default="table",
-    show_default=True,
-)
+@output_option("table", "json", "yaml")
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
 @click.option(
     "--trace",

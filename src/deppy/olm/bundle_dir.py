@@ -402,24 +402,14 @@ def _build_bundle(loader: _DirLoader, meta: _Metadata, package: str) -> Bundle |
     skips = spec.get("skips")
     skip_range = annotations.get("olm.skipRange")
     image = annotations.get("containerImage")
-    return Bundle(
+    return facts.bundle(
         name=name,
         package=package,
-        version=facts.version,
         image=image if isinstance(image, str) else "",
         catalog=loader.catalog,
         source=str(loader.root),
-        properties=tuple(props + facts.extra_properties),
-        provided_gvks=tuple(facts.provided_gvks),
-        required_packages=tuple(facts.required_packages),
-        required_gvks=tuple(facts.required_gvks),
-        labels=tuple(facts.labels),
-        required_labels=tuple(facts.required_labels),
-        constraints=tuple(facts.constraints),
-        max_openshift_version=facts.max_openshift_version,
-        min_kube_version=facts.min_kube_version,
+        properties=props,
         related_images=_related_images(spec),
-        csv_metadata=facts.csv_metadata,
         replaces=_spec_text(csv, "replaces"),
         skips=tuple(s for s in (skips if isinstance(skips, list) else ()) if isinstance(s, str)),
         skip_range=skip_range if isinstance(skip_range, str) and skip_range else None,

@@ -6,11 +6,29 @@ label across catalogs, with catalog priority and deprecations at hand. Indexes a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 from deppy.errors import InputError
 from deppy.olm.model import GVK, Bundle, Catalog, Channel, Deprecation, Package
+
+
+def find_deprecation(
+    bundle: Bundle, channel: str | None, lookup: Callable[[str, str | None], str | None]
+) -> Deprecation | None:
+    """The most specific deprecation of a bundle: its own, its channel's, then its package's.
+
+    ``lookup(schema, name)`` answers from whatever holds the catalog's deprecation entries.
+    """
+    keys: list[tuple[str, str | None]] = [("olm.bundle", bundle.name)]
+    if channel is not None:
+        keys.append(("olm.channel", channel))
+    keys.append(("olm.package", None))
+    for schema, name in keys:
+        message = lookup(schema, name)
+        if message is not None:
+            return Deprecation(bundle.package, schema, name, message)
+    return None
 
 
 class BundleSource(Protocol):
@@ -122,15 +140,12 @@ class CatalogSet:
     # -- deprecations ------------------------------------------------------------------------
     def deprecation_of(self, bundle: Bundle, channel: str | None = None) -> Deprecation | None:
         """The most specific deprecation that applies to a bundle (bundle, channel, package)."""
-        keys: list[tuple[str, str | None]] = [("olm.bundle", bundle.name)]
-        if channel is not None:
-            keys.append(("olm.channel", channel))
-        keys.append(("olm.package", None))
-        for schema, name in keys:
-            message = self._deprecated.get((bundle.catalog, bundle.package, schema, name))
-            if message is not None:
-                return Deprecation(bundle.package, schema, name, message)
-        return None
+        deprecated = self._deprecated
+        return find_deprecation(
+            bundle,
+            channel,
+            lambda schema, name: deprecated.get((bundle.catalog, bundle.package, schema, name)),
+        )
 
     def is_deprecated(self, bundle: Bundle) -> bool:
         return self.deprecation_of(bundle) is not None

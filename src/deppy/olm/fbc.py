@@ -619,26 +619,14 @@ class _Loader:
                 f"duplicate bundle, first defined at {self.bundles[key].source}; remove one"
             )
         image = obj.get("image")
-        self.bundles[key] = Bundle(
+        self.bundles[key] = facts.bundle(
             name=name,
             package=package,
-            version=facts.version,
             image=image if isinstance(image, str) else "",
             catalog=self.name,
             source=self.source(doc),
-            properties=tuple(props + facts.extra_properties)
-            if facts.extra_properties
-            else tuple(props),
-            provided_gvks=tuple(facts.provided_gvks),
-            required_packages=tuple(facts.required_packages),
-            required_gvks=tuple(facts.required_gvks),
-            labels=tuple(facts.labels),
-            required_labels=tuple(facts.required_labels),
-            constraints=tuple(facts.constraints),
-            max_openshift_version=facts.max_openshift_version,
-            min_kube_version=facts.min_kube_version,
+            properties=props,
             related_images=self.related_images(obj, what),
-            csv_metadata=facts.csv_metadata,
             replaces=_opt_text(obj, "replaces"),
             skips=_text_list(obj, "skips"),
             skip_range=_opt_text(obj, "skipRange"),

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from deppy.olm.model import GVK, PackageRequirement, Property
+from deppy.olm.model import GVK, Bundle, PackageRequirement, Property
 from deppy.olm.semver import Version, VersionError, VersionRange
 
 PACKAGE = "olm.package"
@@ -113,6 +113,45 @@ class BundleFacts:
         self.extra_properties: list[Property] = []
         self.errors: list[str] = []
         self.warnings: list[str] = []
+
+    def bundle(
+        self,
+        *,
+        name: str,
+        package: str,
+        image: str,
+        catalog: str,
+        source: str,
+        properties: list[Property],
+        related_images: tuple[str, ...],
+        replaces: str | None,
+        skips: tuple[str, ...],
+        skip_range: str | None,
+    ) -> Bundle:
+        """The bundle these facts describe; both loaders build bundles here, the same way."""
+        assert self.version is not None, "only bundles with a version are built"
+        return Bundle(
+            name=name,
+            package=package,
+            version=self.version,
+            image=image,
+            catalog=catalog,
+            source=source,
+            properties=tuple(properties + self.extra_properties),
+            provided_gvks=tuple(self.provided_gvks),
+            required_packages=tuple(self.required_packages),
+            required_gvks=tuple(self.required_gvks),
+            labels=tuple(self.labels),
+            required_labels=tuple(self.required_labels),
+            constraints=tuple(self.constraints),
+            max_openshift_version=self.max_openshift_version,
+            min_kube_version=self.min_kube_version,
+            related_images=related_images,
+            csv_metadata=self.csv_metadata,
+            replaces=replaces,
+            skips=skips,
+            skip_range=skip_range,
+        )
 
 
 def _text(value: Mapping[str, Any], key: str, ptype: str, *, required: bool = True) -> str:

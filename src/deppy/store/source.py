@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from deppy.errors import InputError
-from deppy.olm.catalogs import BundleSource
+from deppy.olm.catalogs import BundleSource, find_deprecation
 from deppy.olm.model import GVK, Bundle, Channel, Deprecation, Package
 from deppy.store.codec import decode_bundle, decode_package
 from deppy.store.schema import translated_errors
@@ -273,15 +273,10 @@ class StoreSource:
         meta = self._meta(bundle.catalog, bundle.package)
         if meta is None or not meta.deprecations:
             return None
-        keys: list[tuple[str, str | None]] = [("olm.bundle", bundle.name)]
-        if channel is not None:
-            keys.append(("olm.channel", channel))
-        keys.append(("olm.package", None))
-        for schema, name in keys:
-            message = meta.deprecations.get((schema, name))
-            if message is not None:
-                return Deprecation(bundle.package, schema, name, message)
-        return None
+        deprecations = meta.deprecations
+        return find_deprecation(
+            bundle, channel, lambda schema, name: deprecations.get((schema, name))
+        )
 
     def is_deprecated(self, bundle: Bundle) -> bool:
         return self.deprecation_of(bundle) is not None
