@@ -22,15 +22,15 @@ SHOWN_PROBLEMS = 5
 
 
 def embedded_catalog_path() -> Path:
-    from importlib import resources
+    from deppy.data import data_path
 
-    return Path(str(resources.files("deppy") / "data" / "catalog"))
+    return data_path("catalog")
 
 
 def embedded_request_path() -> Path:
-    from importlib import resources
+    from deppy.data import data_path
 
-    return Path(str(resources.files("deppy") / "data" / "request.yaml"))
+    return data_path("request.yaml")
 
 
 def load_catalogs(specs: list[CatalogSpec], *, quiet: bool = False) -> BundleSource:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
+from deppy.data import data_path
 from deppy.olm.answer import Resolution
 from deppy.olm.codec import OLMDecoder, OLMEncoder
 from deppy.olm.collector import resolution_of_core, resolution_of_selection
@@ -162,7 +162,7 @@ register_domain(DOMAIN)
 
 
 def default_pipeline_path() -> str:
-    return str(resources.files("deppy") / "data" / "pipelines" / "default.yaml")
+    return str(data_path("pipelines", "default.yaml"))
 
 
 @functools.cache
