@@ -205,3 +205,11 @@ def test_deadline_stops_a_hard_search() -> None:
     with pytest.raises(SolveTimeout):
         solve(variables, deadline=started + 0.5)
     assert time.monotonic() - started < 5
+
+
+def test_public_api_is_importable_from_the_package() -> None:
+    import deppy
+
+    problem = [deppy.Variable("a", [deppy.Mandatory(), deppy.Dependency("b")]), deppy.Variable("b")]
+    assert [v.id for v in deppy.solve(problem)] == ["a", "b"]
+    assert deppy.load_problem is not None and deppy.NotSatisfiable is NotSatisfiable
