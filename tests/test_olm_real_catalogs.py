@@ -410,3 +410,14 @@ def test_other_odf_pins(odf: CatalogSet) -> None:
         "ibm-block-csi-operator": "1.13.2",
         "ibm-storage-odf-operator": "1.9.0",
     }
+
+
+def test_a_passed_over_channel_head_is_reported(community: CatalogSet) -> None:
+    """eclipse-che's newer versions all need devworkspace-operator, which the catalog lacks: the
+    answer is an older version, and the user is told which newer one could not be used."""
+    resolution = alone(community, "eclipse-che")
+    assert resolution.selection is not None
+    assert [s.version for s in resolution.selection if s.package == "eclipse-che"] == ["7.41.2"]
+    warning = next(w for w in resolution.warnings if "not the preferred" in w)
+    assert "7.121.0" in warning and "eclipse-che@7.121.0" in warning
+    assert not any("not the preferred" in w for w in alone(community, "etcd").warnings)

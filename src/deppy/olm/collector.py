@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from deppy.olm.answer import Resolution, assemble
 from deppy.olm.context import ResolutionContext
 from deppy.olm.explanation import explain
-from deppy.olm.variables import OLMVariable
+from deppy.olm.facts import Needs
+from deppy.olm.request import RequiredPackage
+from deppy.olm.variables import OLMVariable, bundle_id
 from deppy.solver import AppliedConstraint
 
 
@@ -26,7 +28,33 @@ def resolution_of_selection(
                 "olm.package": f"package {item.package}",
             }[deprecation.schema]
             context.warn(f"{what} is deprecated in catalog {item.catalog}: {deprecation.message}")
+    _warn_passed_over(selected, context)
     return Resolution(context.request, selection, None, tuple(context.warnings))
+
+
+def _warn_passed_over(selected: Sequence[OLMVariable], context: ResolutionContext) -> None:
+    """Say when a requirement did not get its most preferred candidate.
+
+    A user asking for "etcd" expects the channel head; when the head cannot be installed (a
+    dependency is missing, a cluster limit, a clash with another requirement) the answer is
+    still right, but silently older. Requiring that exact version shows the reason.
+    """
+    chosen = {v.id for v in selected}
+    for variable in selected:
+        if variable.kind != "required":
+            continue
+        for fact in variable.facts:
+            if not isinstance(fact, Needs) or not isinstance(fact.dependent, RequiredPackage):
+                continue
+            ids = [bundle_id(b) for b in fact.candidates]
+            picked = next((n for n, i in enumerate(ids) if i in chosen), None)
+            if picked:
+                best, got = fact.candidates[0], fact.candidates[picked]
+                context.warn(
+                    f"{fact.dependent.describe()}: selected {got.package} {got.version}, not the "
+                    f"preferred {best.version}, which cannot be installed with this request; "
+                    f"require '{best.package}@{best.version}' to see why"
+                )
 
 
 def resolution_of_core(
