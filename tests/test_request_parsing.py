@@ -230,10 +230,13 @@ spec:
 
 
 def test_the_make_run_request_parses() -> None:
-    from deppy.cli.catalog_source import embedded_request_path
+    from deppy.cli.catalog_source import embedded_catalog_path, embedded_request_path
 
     request, catalogs = load_request_file(embedded_request_path())
-    assert catalogs == []
+    # the sample names the embedded catalog beside it, so `make run` ignores a user's store
+    assert [(c.name, Path(c.path).resolve()) for c in catalogs] == [
+        ("embedded", embedded_catalog_path().resolve())
+    ]
     [required] = request.required
     assert required.describe() == "observability-stack >=1.0.0 in channel stable"
     [installed] = request.installed
