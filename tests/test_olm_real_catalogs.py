@@ -421,3 +421,18 @@ def test_a_passed_over_channel_head_is_reported(community: CatalogSet) -> None:
     warning = next(w for w in resolution.warnings if "not the preferred" in w)
     assert "7.121.0" in warning and "eclipse-che@7.121.0" in warning
     assert not any("not the preferred" in w for w in alone(community, "etcd").warnings)
+
+
+def test_every_missing_pin_of_a_blamed_bundle_is_named(community: CatalogSet) -> None:
+    """kuadrant-operator 0.7.1 pins dns-operator 0.2.0 and limitador-operator 0.8.0, both absent:
+    the minimal conflict needs only one, but the user must learn of both."""
+    from deppy.olm.request import ResolutionRequest
+    from deppy.olm.request_parsing import parse_require
+    from deppy.olm.resolver import resolve
+
+    required: RequiredPackage = parse_require("kuadrant-operator@0.7.1")
+    resolution = resolve(community, ResolutionRequest(required=(required,)))
+    assert resolution.explanation is not None
+    text = " ".join(c.text for c in (*resolution.explanation.causes, *resolution.explanation.also))
+    assert "dns-operator 0.2.0" in text and "limitador-operator 0.8.0" in text
+    assert len(resolution.explanation.also) == 1, "the core itself stays minimal"

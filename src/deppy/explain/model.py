@@ -21,7 +21,9 @@ class Explanation:
 
     ``roots`` are the requests at the root of the clash, ``causes`` the facts that together make
     it impossible (each one needed: they come from a minimal unsatisfiable core),
-    ``suggestions`` ways out, and ``constraints`` the solver-level texts of that core.
+    ``suggestions`` ways out, and ``constraints`` the solver-level texts of that core. ``also``
+    lists further facts that would block the same answer once the causes are fixed (e.g. a second
+    missing dependency of the same bundle): not needed for the clash, but worth knowing.
     """
 
     summary: str
@@ -29,3 +31,4 @@ class Explanation:
     causes: tuple[Cause, ...]
     suggestions: tuple[str, ...]
     constraints: tuple[str, ...] = ()
+    also: tuple[Cause, ...] = ()

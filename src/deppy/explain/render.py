@@ -17,6 +17,10 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
         lines.append("")
         lines.append("Why it cannot be done (each of these is part of the reason):")
         lines += [f"  - {cause.text}" for cause in explanation.causes]
+    if explanation.also:
+        lines.append("")
+        lines.append("Also in the way once that is fixed:")
+        lines += [f"  - {cause.text}" for cause in explanation.also]
     if explanation.suggestions:
         lines.append("")
         lines.append("What would make it work:")
@@ -35,6 +39,10 @@ def explanation_as_dict(explanation: Explanation) -> dict[str, Any]:
         "causes": [
             {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
             for cause in explanation.causes
+        ],
+        "also": [
+            {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
+            for cause in explanation.also
         ],
         "suggestions": list(explanation.suggestions),
         "constraints": list(explanation.constraints),

@@ -24,7 +24,7 @@ from deppy.olm.facts import (
 )
 from deppy.olm.model import Bundle
 from deppy.olm.request import InstalledBundle, RequiredPackage
-from deppy.olm.variables import OLMVariable
+from deppy.olm.variables import OLMVariable, bundle_id
 from deppy.solver import AppliedConstraint
 
 
@@ -41,7 +41,8 @@ def explain(
             facts.append(fact)
     roots = [f"{_root(f)}" for f in facts if isinstance(f, Requested | KeptInstalled)]
     causes = _causes(facts, context)
-    suggestions = _suggestions(facts, context)
+    also = _also_blocking(facts, variables)
+    suggestions = _suggestions(facts + also, context)
     summary = (
         "Cannot resolve: " + "; ".join(roots) + " cannot be satisfied together"
         if len(roots) > 1
@@ -55,7 +56,29 @@ def explain(
         causes=tuple(causes),
         suggestions=tuple(dict.fromkeys(suggestions)),
         constraints=tuple(applied.text for applied in core),
+        also=tuple(_causes(also, context)),
     )
+
+
+def _also_blocking(facts: Sequence[Fact], variables: dict[str, OLMVariable]) -> list[Fact]:
+    """Other dependencies, of the bundles the core blames, that nothing can satisfy either.
+
+    A minimal core names one reason per bundle; a bundle pinning two missing versions would
+    otherwise be "fixed" one pin at a time. Only unsatisfiable needs are added.
+    """
+    seen = set(map(id, facts))
+    extra: list[Fact] = []
+    for fact in facts:
+        if not (isinstance(fact, Needs) and isinstance(fact.dependent, Bundle)):
+            continue
+        if fact.candidates:
+            continue
+        owner = variables.get(bundle_id(fact.dependent))
+        for other in owner.facts if owner else ():
+            if isinstance(other, Needs) and not other.candidates and id(other) not in seen:
+                seen.add(id(other))
+                extra.append(other)
+    return extra
 
 
 def _root(fact: Requested | KeptInstalled) -> str:
