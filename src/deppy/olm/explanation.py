@@ -184,13 +184,16 @@ def _cause(
             verb = "needs" if len(bundles) == 1 else "all need"
         else:
             who = _who(fact.dependent)
-            verb = "needs" if not isinstance(fact.dependent, InstalledBundle) else "can only become"
+            verb = "needs"
         data = {"need": fact.need, "candidates": [str(b) for b in fact.candidates]}
         if fact.candidates:
             if isinstance(fact.dependent, RequiredPackage):
                 text = f"{who} matches only {_candidates(fact.candidates)}"
             elif isinstance(fact.dependent, InstalledBundle):
-                text = f"{who} {verb} one of: {_candidates(fact.candidates)}"
+                text = (
+                    f"{who} stays or moves forward along its channel, never back: "
+                    f"{_candidates(fact.candidates)}"
+                )
             else:
                 text = f"{who} {verb} {fact.need}, offered only by {_candidates(fact.candidates)}"
             return Cause("needs", text, data)
