@@ -175,7 +175,7 @@ class _Steps:
         self._show = show
 
     def read(self, path: Path, name: str, priority: int) -> Catalog:
-        from deppy.olm.fbc import load_catalog
+        from deppy.olm.bundle_tree import load_any_catalog as load_catalog
 
         if self._show is not None:
             self._show(f"reading catalog {name}", None, 0)

@@ -52,12 +52,12 @@ def load_catalogs(specs: list[CatalogSpec], *, quiet: bool = False) -> BundleSou
                 "using the embedded example catalog",
                 err=True,
             )
+    from deppy.olm.bundle_tree import load_any_catalog
     from deppy.olm.catalogs import CatalogSet
-    from deppy.olm.fbc import load_catalog
 
     catalogs: list[Catalog] = []
     for spec in specs:
-        catalog = load_catalog(spec.path, name=spec.name, priority=spec.priority)
+        catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
         if not quiet:
             report_problems(catalog)
         catalogs.append(catalog)

@@ -21,9 +21,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 from deppy.cli.catalog_source import load_catalogs
 from deppy.cli.workflow_options import cluster_facts, cluster_options, output_option
 from deppy.errors import InputError
+from deppy.olm.bundle_tree import load_any_catalog as load_catalog
 from deppy.olm.catalog_check import BundleCheck, CatalogCheck, check_catalog
 from deppy.olm.catalogs import BundleSource, CatalogSet
-from deppy.olm.fbc import load_catalog
 
 EXIT_FAILURES = 1
 LEAF_KINDS = ("missing", "openshift", "kubernetes", "excluded")

@@ -9,19 +9,16 @@ checked in its new form, not in the published one.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from deppy.errors import InputError
 from deppy.olm.answer import Resolution
 from deppy.olm.bundle_dir import BundleDir
+from deppy.olm.bundle_tree import catalog_of_bundle_dirs
 from deppy.olm.catalog_check import require_exactly
 from deppy.olm.catalogs import BundleSource, CatalogSet
-from deppy.olm.model import Catalog, Channel, ChannelEntry, Package
+from deppy.olm.model import Catalog
 from deppy.olm.overlay import Overlay
-from deppy.olm.properties import parse_range
 from deppy.olm.request import ClusterFacts, ResolutionRequest
 from deppy.olm.resolver import resolve
-from deppy.olm.semver import VersionError
 
 __all__ = ["BUNDLE_CATALOG", "bundle_catalog", "validate_bundle"]
 
@@ -33,32 +30,13 @@ def bundle_catalog(loaded: BundleDir, name: str, where: str) -> Catalog:
     if loaded.bundle is None:
         first = f": {loaded.problems[0]}" if loaded.problems else ""
         raise InputError(where, f"no bundle can be built from this directory{first}")
-    bundle = replace(loaded.bundle, catalog=name)
     if not loaded.channels:
         raise InputError(
             where,
             "metadata/annotations.yaml names no channel, so no catalog could offer the bundle",
             "set operators.operatorframework.io.bundle.channels.v1",
         )
-    skip_range = None
-    if bundle.skip_range:
-        try:
-            skip_range = parse_range(bundle.skip_range)
-        except VersionError:
-            skip_range = None
-    entry = ChannelEntry(bundle.name, bundle.replaces, bundle.skips, skip_range, bundle.skip_range)
-    channels = {
-        (bundle.package, c): Channel(bundle.package, c, (entry,), where) for c in loaded.channels
-    }
-    default = loaded.default_channel if loaded.default_channel in loaded.channels else None
-    return Catalog(
-        name=name,
-        priority=0,
-        path=where,
-        packages={bundle.package: Package(bundle.package, default or loaded.channels[0])},
-        channels=channels,
-        bundles={bundle.key: bundle},
-    )
+    return catalog_of_bundle_dirs([(loaded, where)], name, 0, where)
 
 
 def validate_bundle(
