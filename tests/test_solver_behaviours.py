@@ -191,7 +191,7 @@ def test_deadline_in_the_past_times_out() -> None:
 
 def test_deadline_stops_a_hard_search() -> None:
     """A pigeonhole problem is exponential for CDCL; the deadline must stop it promptly."""
-    holes, pigeons = 9, 10
+    holes, pigeons = 12, 13
     variables = [Variable(f"p{p}h{h}") for p in range(pigeons) for h in range(holes)]
     variables += [
         Variable(f"pigeon{p}", [Mandatory(), Dependency(*(f"p{p}h{h}" for h in range(holes)))])
