@@ -6,6 +6,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 import orjson
@@ -13,7 +14,7 @@ import orjson
 from deppy.cli.catalog_source import load_catalogs
 from deppy.cli.main import cli
 from deppy.cli.trace_command import check_pipeline, resolve_with_options
-from deppy.cli.workflow_options import output_option
+from deppy.cli.workflow_options import cluster_facts, output_option
 from deppy.errors import InputError
 from deppy.explain import explanation_as_text
 from deppy.olm.answer import Resolution
@@ -25,7 +26,6 @@ from deppy.olm.request_parsing import (
     parse_exclude,
     parse_installed,
     parse_require,
-    parse_version,
 )
 from deppy.solver import SolveTimeout
 
@@ -148,17 +148,13 @@ def resolve_cmd(
     if request_file is not None:
         request, from_file = load_request_file(request_file)
         catalog_specs = catalog_specs or from_file
-    cluster = request.cluster
+    given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
     request = ResolutionRequest(
         required=request.required + tuple(parse_require(s) for s in required),
         installed=request.installed + tuple(parse_installed(s) for s in installed),
         cluster=ClusterFacts(
-            parse_version(ocp_version, "--ocp-version", tolerant=True)
-            if ocp_version
-            else cluster.openshift_version,
-            parse_version(kube_version, "--kube-version", tolerant=True)
-            if kube_version
-            else cluster.kube_version,
+            given.openshift_version or cluster.openshift_version,
+            given.kube_version or cluster.kube_version,
         ),
         sources=request.sources + sources,
         exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
@@ -201,12 +197,8 @@ def dry_run(
     report = what_if(catalog_set, request, target)
     if output == "table":
         click.echo(whatif_as_text(report))
-    elif output == "json":
-        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
     else:
-        import yaml
-
-        click.echo(yaml.safe_dump(report.as_dict(), sort_keys=False, width=100).rstrip())
+        _dump(report.as_dict(), output)
     return EXIT_UNRESOLVABLE if report.breaks or not report.before.resolved else 0
 
 
@@ -216,12 +208,7 @@ def render(resolution: Resolution, output: str, *, verbose: bool = False) -> Non
         if not verbose and "explanation" in data:
             # solver-level texts name variables (catalog/package/bundle); only -v shows them
             data["explanation"].pop("constraints", None)
-        if output == "json":
-            click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
-        else:
-            import yaml
-
-            click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
+        _dump(data, output)
         return
     if resolution.explanation is not None:
         click.echo(explanation_as_text(resolution.explanation, verbose=verbose))
@@ -247,6 +234,16 @@ def render(resolution: Resolution, output: str, *, verbose: bool = False) -> Non
     console.print(table)
     for item in resolution.selection:
         console.print(f"{item.bundle}: {item.image}", highlight=False)
+
+
+def _dump(data: dict[str, Any], output: str) -> None:
+    """JSON (indented) or YAML, keys in the answer's own order."""
+    if output == "json":
+        click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+    else:
+        import yaml
+
+        click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
 
 
 def _interactive() -> bool:
