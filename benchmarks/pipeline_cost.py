@@ -17,7 +17,6 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from deppy.olm.catalogs import CatalogSet
 from deppy.olm.context import ResolutionContext
@@ -32,18 +31,8 @@ from deppy.olm.resolver import (
 )
 from deppy.pipeline.trace import TraceWriter
 
-CATALOG = Path(__file__).resolve().parents[1].parent / "shared" / "catalogs"
-CATALOG = CATALOG / "community-operators-prod-v4.18"
-LARGEST = [
-    "project-quay",
-    "keycloak-operator",
-    "hive-operator",
-    "ack-ec2-controller",
-    "ack-eks-controller",
-    "opentelemetry-operator",
-    "eclipse-che",
-    "kuadrant-operator",
-]
+# the same catalog and largest packages as the resolver benchmark, so the figures compare
+from olm_resolve import CATALOG, LARGEST
 
 Resolve = Callable[[CatalogSet, ResolutionRequest], object]
 
