@@ -314,3 +314,15 @@ def test_nothing_to_resolve_is_a_usage_error() -> None:
     code, _, err = run(*CATALOGS)
     assert code == 2
     assert "nothing to resolve" in err and "Traceback" not in err
+
+
+def test_html_report_for_an_answer_and_for_a_failure() -> None:
+    code, page, _ = run("-f", str(REQUEST), "-o", "html")
+    assert code == 0
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "<th>action</th>" in page and "upgrade from" in page
+    assert run("-f", str(REQUEST), "-o", "html")[1] == page, "same input, same bytes"
+    code, page, _ = run("--catalog", str(DATA), "--require", "missing-package", "-o", "html")
+    assert code == 1
+    assert '<section class="explanation">' in page and "What would make it work" in page
+    assert "<script" not in page

@@ -92,7 +92,7 @@ Examples:
     type=click.Path(path_type=Path),
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
 )
-@output_option("table", "json", "yaml")
+@output_option("table", "json", "yaml", "html")
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -209,6 +209,11 @@ def render(resolution: Resolution, output: str, *, verbose: bool = False) -> Non
             # solver-level texts name variables (catalog/package/bundle); only -v shows them
             data["explanation"].pop("constraints", None)
         _dump(data, output)
+        return
+    if output == "html":
+        from deppy.olm.html_report import resolution_as_html
+
+        click.echo(resolution_as_html(resolution))
         return
     if resolution.explanation is not None:
         click.echo(explanation_as_text(resolution.explanation, verbose=verbose))

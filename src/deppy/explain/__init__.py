@@ -2,6 +2,16 @@
 its reporter): domains fill ``Explanation``; front doors pick a renderer."""
 
 from deppy.explain.model import Cause, Explanation
-from deppy.explain.render import explanation_as_dict, explanation_as_text
+from deppy.explain.render import (
+    explanation_as_dict,
+    explanation_as_html,
+    explanation_as_text,
+)
 
-__all__ = ["Cause", "Explanation", "explanation_as_dict", "explanation_as_text"]
+__all__ = [
+    "Cause",
+    "Explanation",
+    "explanation_as_dict",
+    "explanation_as_html",
+    "explanation_as_text",
+]

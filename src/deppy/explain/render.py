@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from deppy.explain.model import Explanation
@@ -47,3 +48,20 @@ def explanation_as_dict(explanation: Explanation) -> dict[str, Any]:
         "suggestions": list(explanation.suggestions),
         "constraints": list(explanation.constraints),
     }
+
+
+def explanation_as_html(explanation: Explanation) -> str:
+    """An HTML fragment (a ``section``) with the same parts as the text reporter."""
+    parts = [f'<section class="explanation">\n<h2>{escape(explanation.summary)}</h2>']
+    for title, items in (
+        ("Requested", list(explanation.roots)),
+        ("Why it cannot be done", [cause.text for cause in explanation.causes]),
+        ("Also in the way once that is fixed", [cause.text for cause in explanation.also]),
+        ("What would make it work", list(explanation.suggestions)),
+    ):
+        if items:
+            parts.append(f"<h3>{escape(title)}</h3>\n<ul>")
+            parts += [f"  <li>{escape(item)}</li>" for item in items]
+            parts.append("</ul>")
+    parts.append("</section>")
+    return "\n".join(parts)
