@@ -4,46 +4,8 @@ The domain-agnostic solver is the public core: ``from deppy import Variable, Man
 Dependency, solve``. The OLM domain lives in ``deppy.olm`` (``deppy.olm.resolver.resolve``).
 """
 
+from deppy import solver
 from deppy.problem import load_problem
-from deppy.solver import (
-    And,
-    AppliedConstraint,
-    AtMost,
-    Clause,
-    Conflict,
-    Constraint,
-    Dependency,
-    DuplicateIdentifier,
-    Identifier,
-    Mandatory,
-    Not,
-    NotSatisfiable,
-    Or,
-    Prohibited,
-    SolveTimeout,
-    UnknownIdentifier,
-    Variable,
-    solve,
-)
+from deppy.solver import *  # noqa: F403  (the solver's public names are deppy's)
 
-__all__ = [
-    "And",
-    "AppliedConstraint",
-    "AtMost",
-    "Clause",
-    "Conflict",
-    "Constraint",
-    "Dependency",
-    "DuplicateIdentifier",
-    "Identifier",
-    "Mandatory",
-    "Not",
-    "NotSatisfiable",
-    "Or",
-    "Prohibited",
-    "SolveTimeout",
-    "UnknownIdentifier",
-    "Variable",
-    "load_problem",
-    "solve",
-]
+__all__ = [*solver.__all__, "load_problem"]

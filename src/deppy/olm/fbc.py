@@ -412,6 +412,16 @@ def _describe(schema: str, obj: Mapping[str, Any], doc: _Doc) -> str:
     return f"{label} ({doc.where})"
 
 
+def _list_field(obj: Mapping[str, Any], key: str) -> list[Any]:
+    """An optional list field (absent or null is empty); anything else is the object's error."""
+    value = obj.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"field '{key}' must be a list, not {value!r}")
+    return value
+
+
 def _opt_text(obj: Mapping[str, Any], key: str) -> str | None:
     value = obj.get(key)
     if value is None or value == "":
@@ -539,11 +549,7 @@ class _Loader:
         package = _req_text(obj, "package", "name the channel's package")
         name = _req_text(obj, "name", "name the channel")
         what = _describe(SCHEMA_CHANNEL, obj, doc)
-        raw_entries = obj.get("entries")
-        if raw_entries is None:
-            raw_entries = []
-        if not isinstance(raw_entries, list):
-            raise ValueError(f"field 'entries' must be a list, not {raw_entries!r}")
+        raw_entries = _list_field(obj, "entries")
         entries: list[ChannelEntry] = []
         seen: set[str] = set()
         for i, raw in enumerate(raw_entries, 1):
@@ -591,11 +597,7 @@ class _Loader:
         name = _req_text(obj, "name", "name the bundle")
         package = _req_text(obj, "package", "name the bundle's package")
         what = _describe(SCHEMA_BUNDLE, obj, doc)
-        raw_props = obj.get("properties")
-        if raw_props is None:
-            raw_props = []
-        if not isinstance(raw_props, list):
-            raise ValueError(f"field 'properties' must be a list, not {raw_props!r}")
+        raw_props = _list_field(obj, "properties")
         props: list[Property] = []
         for i, raw in enumerate(raw_props, 1):
             if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
