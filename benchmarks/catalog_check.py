@@ -14,11 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from deppy.olm.catalog_check import CatalogCheck, Checker, check_catalog
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.request import ClusterFacts
-from deppy.olm.semver import Version
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.semver import Version
+from deppy.resolution.request import ClusterFacts
+from deppy.workflows.catalog_check import CatalogCheck, Checker, check_catalog
 
 CATALOG = Path(__file__).resolve().parents[1].parent / "shared" / "catalogs"
 CATALOG = CATALOG / "community-operators-prod-v4.18"

@@ -23,14 +23,14 @@ from pathlib import Path
 import orjson
 import yaml
 
-from deppy.olm.fbc import load_catalog
+from deppy.catalog.fbc import load_catalog
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "catalogs"
 DEFAULT = [SHARED / "community-operators-prod-v4.18"]
 
 _CHILD = """
 import resource, sys
-from deppy.olm.fbc import load_catalog
+from deppy.catalog.fbc import load_catalog
 if sys.argv[1] != "-":
     catalog = load_catalog(sys.argv[1])
 # VmHWM is this process's own peak; ru_maxrss would carry the parent's peak over fork + exec.

@@ -15,10 +15,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.request import RequiredPackage, ResolutionRequest
-from deppy.olm.resolver import resolve
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.resolution.request import RequiredPackage, ResolutionRequest
+from deppy.resolution.resolver import resolve
 
 CATALOG = (
     Path(__file__).resolve().parents[1].parent

@@ -18,18 +18,18 @@ import sys
 import time
 from collections.abc import Callable
 
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.context import ResolutionContext
-from deppy.olm.fbc import load_catalog
-from deppy.olm.pipeline_nodes import DOMAIN
-from deppy.olm.request import RequiredPackage, ResolutionRequest
-from deppy.olm.resolver import (
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.pipeline.trace import TraceWriter
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.node_library import DOMAIN
+from deppy.resolution.request import RequiredPackage, ResolutionRequest
+from deppy.resolution.resolver import (
     generate_variables,
     resolve_in_pipeline,
     solve_variables,
     with_alternatives,
 )
-from deppy.pipeline.trace import TraceWriter
 
 # the same catalog and largest packages as the resolver benchmark, so the figures compare
 from olm_resolve import CATALOG, LARGEST

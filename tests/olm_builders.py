@@ -12,15 +12,15 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import Catalog
+from deppy.catalog.semver import Version
 from deppy.explain import explanation_as_text
-from deppy.olm.answer import Resolution, SelectedBundle
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import Catalog
-from deppy.olm.request import ClusterFacts, ResolutionRequest
-from deppy.olm.request_parsing import parse_exclude, parse_installed, parse_require
-from deppy.olm.resolver import resolve
-from deppy.olm.semver import Version
+from deppy.resolution.answer import Resolution, SelectedBundle
+from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request_parsing import parse_exclude, parse_installed, parse_require
+from deppy.resolution.resolver import resolve
 
 Obj = dict[str, Any]
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from deppy.catalog.bundle_dir import BundleDir, load_bundle_dir, looks_like_bundle_dir
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import GVK, Bundle
+from deppy.catalog.semver import Version
 from deppy.errors import InputError
-from deppy.olm.bundle_dir import BundleDir, load_bundle_dir, looks_like_bundle_dir
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import GVK, Bundle
-from deppy.olm.semver import Version
 from tests.conftest import shared_path
 
 OPERATORS = "community-operators-prod/operators"

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from deppy.catalog.bundle_tree import bundle_dirs_in, load_any_catalog, load_bundle_tree
+from deppy.catalog.catalog_set import CatalogSet
 from deppy.cli.main import cli, register_commands
 from deppy.errors import InputError
-from deppy.olm.bundle_tree import bundle_dirs_in, load_any_catalog, load_bundle_tree
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.request import ResolutionRequest
-from deppy.olm.request_parsing import parse_require
-from deppy.olm.resolver import resolve
+from deppy.resolution.request import ResolutionRequest
+from deppy.resolution.request_parsing import parse_require
+from deppy.resolution.resolver import resolve
 from tests.conftest import shared_path
 
 

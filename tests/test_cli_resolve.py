@@ -17,8 +17,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from deppy.cli.catalog_source import embedded_request_path
 from deppy.cli.main import cli, register_commands
+from deppy.workflows.catalog_loading import embedded_request_path
 
 register_commands()
 

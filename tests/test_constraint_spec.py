@@ -11,9 +11,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deppy.errors import InputError
-from deppy.olm import cel
-from deppy.olm.cel import (
+from deppy.catalog import cel
+from deppy.catalog.cel import (
     CelCompileError,
     CelEvaluationError,
     CelProperties,
@@ -21,7 +20,7 @@ from deppy.olm.cel import (
     go_float,
     semver_compare,
 )
-from deppy.olm.constraint_spec import (
+from deppy.catalog.constraint_spec import (
     MAX_CONSTRAINT_SIZE,
     AllConstraint,
     AnyConstraint,
@@ -32,7 +31,8 @@ from deppy.olm.constraint_spec import (
     PackageConstraint,
     parse_constraint,
 )
-from deppy.olm.semver import Version, VersionRange
+from deppy.catalog.semver import Version, VersionRange
+from deppy.errors import InputError
 from tests.conftest import shared_path
 
 WHERE = "catalog.json: bundle test.v1.0.0, property 0"

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import GVK, Catalog
+from deppy.catalog.semver import Version
 from deppy.errors import InputError
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import GVK, Catalog
-from deppy.olm.semver import Version
 from tests.conftest import shared_path
 
 COMMUNITY = "community-operators-prod-v4.18"

@@ -10,15 +10,15 @@ from collections import Counter
 
 import pytest
 
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import Bundle, Catalog
+from deppy.catalog.semver import Version
+from deppy.catalog.upgrade_edges import upgrade_graph
 from deppy.explain import explanation_as_text
-from deppy.olm.answer import Resolution
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import Bundle, Catalog
-from deppy.olm.request import ClusterFacts, RequiredPackage, ResolutionRequest
-from deppy.olm.resolver import resolve
-from deppy.olm.semver import Version
-from deppy.olm.upgrades import upgrade_graph
+from deppy.resolution.answer import Resolution
+from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
+from deppy.resolution.resolver import resolve
 from tests.conftest import shared_path
 from tests.olm_builders import item, picked, run, selection, why_not
 
@@ -426,9 +426,9 @@ def test_a_passed_over_channel_head_is_reported(community: CatalogSet) -> None:
 def test_every_missing_pin_of_a_blamed_bundle_is_named(community: CatalogSet) -> None:
     """kuadrant-operator 0.7.1 pins dns-operator 0.2.0 and limitador-operator 0.8.0, both absent:
     the minimal conflict needs only one, but the user must learn of both."""
-    from deppy.olm.request import ResolutionRequest
-    from deppy.olm.request_parsing import parse_require
-    from deppy.olm.resolver import resolve
+    from deppy.resolution.request import ResolutionRequest
+    from deppy.resolution.request_parsing import parse_require
+    from deppy.resolution.resolver import resolve
 
     required: RequiredPackage = parse_require("kuadrant-operator@0.7.1")
     resolution = resolve(community, ResolutionRequest(required=(required,)))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deppy.olm.model import Catalog
+from deppy.catalog.model import Catalog
 from tests.olm_builders import (
     SOLVER_ID,
     Obj,

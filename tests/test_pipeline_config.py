@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from deppy.cli import resolve_command  # noqa: F401  (registers the subcommand)
 from deppy.cli.main import cli
 from deppy.errors import InputError
-from deppy.olm.pipeline_nodes import default_pipeline, default_pipeline_path, load_pipeline
 from deppy.pipeline.config import load_pipeline_file
+from deppy.resolution.node_library import default_pipeline, default_pipeline_path, load_pipeline
 
 DEFAULT_NODES = [
     {"name": "required-packages", "type": "required-package-producer"},

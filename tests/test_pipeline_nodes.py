@@ -12,24 +12,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import Catalog
 from deppy.cli import resolve_command, trace_command  # noqa: F401  (register the subcommands)
 from deppy.cli.main import cli
 from deppy.errors import InputError
 from deppy.explain import explanation_as_text
-from deppy.olm.answer import Resolution
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.context import ResolutionContext
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import Catalog
-from deppy.olm.pipeline_nodes import (
-    DOMAIN,
-    LIBRARY,
-    default_pipeline,
-    default_pipeline_path,
-    load_pipeline,
-)
-from deppy.olm.request import RequiredPackage, ResolutionRequest
-from deppy.olm.resolver import resolution_of, resolve, resolve_in_pipeline
 from deppy.pipeline.config import load_pipeline_file
 from deppy.pipeline.engine import Pipeline
 from deppy.pipeline.events import Batch
@@ -37,6 +26,17 @@ from deppy.pipeline.library import NodeConfig, NodeLibrary, NodeType, Run
 from deppy.pipeline.replay import replay
 from deppy.pipeline.states import NodeKind, NodeState
 from deppy.pipeline.trace import TraceWriter, parse_trace
+from deppy.resolution.answer import Resolution
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.node_library import (
+    DOMAIN,
+    LIBRARY,
+    default_pipeline,
+    default_pipeline_path,
+    load_pipeline,
+)
+from deppy.resolution.request import RequiredPackage, ResolutionRequest
+from deppy.resolution.resolver import resolution_of, resolve, resolve_in_pipeline
 from deppy.solver import SolveTimeout
 from tests.conftest import shared_path
 

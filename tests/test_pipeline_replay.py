@@ -15,20 +15,20 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import Catalog
 from deppy.cli import resolve_command, trace_command  # noqa: F401  (register the subcommands)
 from deppy.cli.main import cli
 from deppy.errors import InputError
-from deppy.olm.answer import Resolution
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import Catalog
-from deppy.olm.pipeline_nodes import DOMAIN
-from deppy.olm.request import ClusterFacts, PropertyRestriction, ResolutionRequest
-from deppy.olm.request_parsing import parse_installed, parse_require, parse_version
-from deppy.olm.resolver import resolution_of, resolve, resolve_in_pipeline
 from deppy.pipeline.replay import replay
 from deppy.pipeline.states import NodeState
 from deppy.pipeline.trace import FORMAT, VERSION, TraceWriter, parse_trace
+from deppy.resolution.answer import Resolution
+from deppy.resolution.node_library import DOMAIN
+from deppy.resolution.request import ClusterFacts, PropertyRestriction, ResolutionRequest
+from deppy.resolution.request_parsing import parse_installed, parse_require, parse_version
+from deppy.resolution.resolver import resolution_of, resolve, resolve_in_pipeline
 from tests.conftest import shared_path
 
 COMMUNITY = shared_path("catalogs", "community-operators-prod-v4.18")

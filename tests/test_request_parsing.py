@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from deppy.catalog.semver import Version
 from deppy.errors import InputError
-from deppy.olm.request import InstalledBundle, PropertyRestriction, RequiredPackage
-from deppy.olm.request_parsing import (
+from deppy.resolution.request import InstalledBundle, PropertyRestriction, RequiredPackage
+from deppy.resolution.request_parsing import (
     CatalogSpec,
     load_request_file,
     parse_catalog,
@@ -16,7 +17,6 @@ from deppy.olm.request_parsing import (
     parse_installed,
     parse_require,
 )
-from deppy.olm.semver import Version
 
 V = Version.parse
 
@@ -230,7 +230,7 @@ spec:
 
 
 def test_the_make_run_request_parses() -> None:
-    from deppy.cli.catalog_source import embedded_catalog_path, embedded_request_path
+    from deppy.workflows.catalog_loading import embedded_catalog_path, embedded_request_path
 
     request, catalogs = load_request_file(embedded_request_path())
     # the sample names the embedded catalog beside it, so `make run` ignores a user's store

@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deppy.olm.semver import (
+from deppy.catalog.semver import (
     UINT64_MAX,
     Interval,
     Version,

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import Catalog
 from deppy.errors import InputError
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import Catalog
 from deppy.store import Store, StoreError, database_path, store_home
 from deppy.store.values import pack, unpack
 from tests.conftest import shared_path

@@ -20,12 +20,17 @@ from pathlib import Path
 import orjson
 import pytest
 
-from deppy.olm.catalogs import BundleSource, CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.model import Catalog
-from deppy.olm.request import ClusterFacts, ResolutionRequest
-from deppy.olm.request_parsing import parse_exclude, parse_installed, parse_require, parse_version
-from deppy.olm.resolver import resolve
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.model import Catalog
+from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request_parsing import (
+    parse_exclude,
+    parse_installed,
+    parse_require,
+    parse_version,
+)
+from deppy.resolution.resolver import resolve
 from deppy.store import Store, StoreSource, database_path
 from tests.conftest import shared_path
 from tests.test_store_support import DEPPY, assert_same_catalog, deppy
@@ -210,9 +215,9 @@ def test_a_refresh_killed_mid_write_keeps_the_whole_catalog(
 READER = """
 import orjson, sys, time
 from pathlib import Path
-from deppy.olm.request import ResolutionRequest
-from deppy.olm.request_parsing import parse_require
-from deppy.olm.resolver import resolve
+from deppy.resolution.request import ResolutionRequest
+from deppy.resolution.request_parsing import parse_require
+from deppy.resolution.resolver import resolve
 from deppy.store import Store
 expected, stop = Path(sys.argv[1]).read_bytes(), Path(sys.argv[2])
 reads = 0

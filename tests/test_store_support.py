@@ -13,9 +13,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from deppy.olm.catalogs import BundleSource
-from deppy.olm.model import GVK, Catalog
-from deppy.olm.semver import VersionRange
+from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.model import GVK, Catalog
+from deppy.catalog.semver import VersionRange
 
 DEPPY = [sys.executable, "-c", "from deppy.cli.main import main; main()"]
 

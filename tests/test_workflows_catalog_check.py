@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from deppy.olm.catalog_check import (
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.semver import Version
+from deppy.resolution.request import ClusterFacts
+from deppy.workflows.catalog_check import (
     CLUSTER,
     MISSING_API,
     MISSING_PACKAGE,
@@ -18,10 +22,6 @@ from deppy.olm.catalog_check import (
     Checker,
     check_catalog,
 )
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.request import ClusterFacts
-from deppy.olm.semver import Version
 from tests.conftest import shared_path
 from tests.workflow_helpers import WORKFLOWS, run
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.search import search
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.workflows.search import search
 from tests.workflow_helpers import WORKFLOWS, run
 
 DATA = WORKFLOWS / "search"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.graph import ChannelGraph, channel_graph, graph_as_dot, graph_as_text
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.workflows.graph import ChannelGraph, channel_graph, graph_as_dot, graph_as_text
 from tests.conftest import shared_path
 from tests.workflow_helpers import WORKFLOWS, run
 

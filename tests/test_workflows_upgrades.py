@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.request import ClusterFacts
-from deppy.olm.request_parsing import parse_installed
-from deppy.olm.semver import Version
-from deppy.olm.upgrade_report import ChannelUpdates, UpgradeReport, upgrade_reports
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.semver import Version
+from deppy.resolution.request import ClusterFacts
+from deppy.resolution.request_parsing import parse_installed
+from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 from tests.workflow_helpers import WORKFLOWS, run
 
 DATA = WORKFLOWS / "upgrades"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from deppy.olm.answer import Resolution
-from deppy.olm.bundle_dir import load_bundle_dir
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.request import ClusterFacts
-from deppy.olm.semver import Version
-from deppy.olm.validate import BUNDLE_CATALOG, validate_bundle
+from deppy.catalog.bundle_dir import load_bundle_dir
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.semver import Version
+from deppy.resolution.answer import Resolution
+from deppy.resolution.request import ClusterFacts
+from deppy.workflows.validate import BUNDLE_CATALOG, validate_bundle
 from tests.conftest import shared_path
 from tests.workflow_helpers import WORKFLOWS, run
 

@@ -9,13 +9,13 @@ import re
 
 import pytest
 
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.semver import Version
 from deppy.errors import InputError
-from deppy.olm.catalogs import CatalogSet
-from deppy.olm.fbc import load_catalog
-from deppy.olm.request import ClusterFacts, ResolutionRequest
-from deppy.olm.request_parsing import parse_installed, parse_require
-from deppy.olm.semver import Version
-from deppy.olm.whatif import next_cluster, parse_next, what_if
+from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request_parsing import parse_installed, parse_require
+from deppy.workflows.whatif import next_cluster, parse_next, what_if
 from tests.workflow_helpers import WORKFLOWS, run
 
 DATA = WORKFLOWS / "whatif"

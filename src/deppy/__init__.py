@@ -1,7 +1,7 @@
 """deppy: a dependency and constraint resolver.
 
 The domain-agnostic solver is the public core: ``from deppy import Variable, Mandatory,
-Dependency, solve``. The OLM domain lives in ``deppy.olm`` (``deppy.olm.resolver.resolve``).
+Dependency, solve``. The OLM domain lives in ``deppy.olm`` (``deppy.resolution.resolver.resolve``).
 """
 
 from deppy import solver

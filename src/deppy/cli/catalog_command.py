@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING
 import click
 import orjson
 
-from deppy.cli.catalog_source import report_problems
 from deppy.cli.main import cli
+from deppy.cli.workflow_options import to_stderr
 from deppy.errors import InputError
 from deppy.store import Store, StoredCatalog
+from deppy.workflows.catalog_loading import report_problems
 
 if TYPE_CHECKING:
-    from deppy.olm.model import Catalog
+    from deppy.catalog.model import Catalog
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 _COLUMNS = ("NAME", "PRIORITY", "PACKAGES", "CHANNELS", "BUNDLES", "PROBLEMS", "UPDATED", "PATH")
@@ -61,7 +62,7 @@ def add_cmd(name: str, path: Path, priority: int) -> None:
         )
     with _progress() as steps:
         catalog = steps.read(Path(os.path.abspath(path)), name, priority)
-        report_problems(catalog)
+        report_problems(catalog, to_stderr)
         stored = store.add(catalog, progress=steps.storing)
     click.echo(f"added catalog {name} (priority {stored.priority}): {_counts(stored)}")
 
@@ -122,7 +123,7 @@ def refresh_cmd(name: str) -> None:
     before = _stored(store, name)
     with _progress() as steps:
         catalog = steps.read(Path(before.path), name, before.priority)
-        report_problems(catalog)
+        report_problems(catalog, to_stderr)
         stored = store.replace(catalog, progress=steps.storing)
     click.echo(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles)")
 
@@ -175,7 +176,7 @@ class _Steps:
         self._show = show
 
     def read(self, path: Path, name: str, priority: int) -> Catalog:
-        from deppy.olm.bundle_tree import load_any_catalog as load_catalog
+        from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
 
         if self._show is not None:
             self._show(f"reading catalog {name}", None, 0)

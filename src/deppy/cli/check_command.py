@@ -18,12 +18,12 @@ import orjson
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from deppy.cli.catalog_source import load_catalogs
+from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
 from deppy.cli.workflow_options import cluster_facts, cluster_options, output_option
 from deppy.errors import InputError
-from deppy.olm.bundle_tree import load_any_catalog as load_catalog
-from deppy.olm.catalog_check import BundleCheck, CatalogCheck, check_catalog
-from deppy.olm.catalogs import BundleSource, CatalogSet
+from deppy.workflows.catalog_check import BundleCheck, CatalogCheck, check_catalog
+from deppy.workflows.catalog_loading import load_catalogs
 
 EXIT_FAILURES = 1
 LEAF_KINDS = ("missing", "openshift", "kubernetes", "excluded")
@@ -69,7 +69,7 @@ def _open(target: str) -> tuple[BundleSource, str]:
     if path.exists():
         catalog = load_catalog(path)
         return CatalogSet([catalog]), catalog.name
-    stored = load_catalogs([], quiet=True)
+    stored = load_catalogs([])
     if target not in stored.names():
         known = ", ".join(stored.names()) or "none"
         raise InputError(

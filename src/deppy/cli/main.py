@@ -14,6 +14,7 @@ import click
 
 from deppy.errors import DeppyError
 
+EXIT_UNRESOLVABLE = 1
 EXIT_INPUT_ERROR = 2
 
 

@@ -3,24 +3,18 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
-import orjson
 
-from deppy.cli.catalog_source import load_catalogs
-from deppy.cli.main import cli
-from deppy.cli.trace_command import check_pipeline, resolve_with_options
-from deppy.cli.workflow_options import cluster_facts, output_option
+from deppy.catalog.catalog_set import BundleSource
+from deppy.cli.answer_output import dump, render
+from deppy.cli.main import EXIT_UNRESOLVABLE, cli
+from deppy.cli.workflow_options import cluster_facts, output_option, stderr
 from deppy.errors import InputError
-from deppy.explain import explanation_as_text
-from deppy.olm.answer import Resolution
-from deppy.olm.catalogs import BundleSource
-from deppy.olm.request import ClusterFacts, ResolutionRequest
-from deppy.olm.request_parsing import (
+from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request_parsing import (
     load_request_file,
     parse_catalog,
     parse_exclude,
@@ -28,9 +22,8 @@ from deppy.olm.request_parsing import (
     parse_require,
 )
 from deppy.solver import SolveTimeout
-
-EXIT_UNRESOLVABLE = 1
-
+from deppy.workflows.catalog_loading import load_catalogs
+from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
 \b
@@ -162,9 +155,9 @@ def resolve_cmd(
     if not request.required and not request.installed:
         raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
     pipeline = check_pipeline(pipeline_file)
-    catalog_set = load_catalogs(catalog_specs, quiet=output != "table")
+    catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=output != "table"))
     if dry_run_next is not None:
-        from deppy.olm.whatif import parse_next
+        from deppy.workflows.whatif import parse_next
 
         raise SystemExit(
             dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
@@ -192,64 +185,11 @@ def resolve_cmd(
 def dry_run(
     catalog_set: BundleSource, request: ResolutionRequest, target: ClusterFacts, output: str
 ) -> int:
-    from deppy.olm.whatif import what_if, whatif_as_text
+    from deppy.workflows.whatif import what_if, whatif_as_text
 
     report = what_if(catalog_set, request, target)
     if output == "table":
         click.echo(whatif_as_text(report))
     else:
-        _dump(report.as_dict(), output)
+        dump(report.as_dict(), output)
     return EXIT_UNRESOLVABLE if report.breaks or not report.before.resolved else 0
-
-
-def render(resolution: Resolution, output: str, *, verbose: bool = False) -> None:
-    if output in ("json", "yaml"):
-        data = resolution.as_dict()
-        if not verbose and "explanation" in data:
-            # solver-level texts name variables (catalog/package/bundle); only -v shows them
-            data["explanation"].pop("constraints", None)
-        _dump(data, output)
-        return
-    if output == "html":
-        from deppy.olm.html_report import resolution_as_html
-
-        click.echo(resolution_as_html(resolution))
-        return
-    if resolution.explanation is not None:
-        click.echo(explanation_as_text(resolution.explanation, verbose=verbose))
-        return
-    assert resolution.selection is not None
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="Resolution (install in this order)", title_justify="left")
-    for column in ("#", "package", "version", "channel", "catalog", "action", "why"):
-        table.add_column(column, overflow="fold")
-    for n, item in enumerate(resolution.selection, start=1):
-        table.add_row(
-            str(n),
-            item.package,
-            item.version,
-            item.channel or "-",
-            item.catalog,
-            item.action_text(),
-            "\n".join(item.reasons),
-        )
-    console = Console(width=None if _interactive() else 140, highlight=False, soft_wrap=False)
-    console.print(table)
-    for item in resolution.selection:
-        console.print(f"{item.bundle}: {item.image}", highlight=False)
-
-
-def _dump(data: dict[str, Any], output: str) -> None:
-    """JSON (indented) or YAML, keys in the answer's own order."""
-    if output == "json":
-        click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
-    else:
-        import yaml
-
-        click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
-
-
-def _interactive() -> bool:
-    return sys.stdout.isatty()

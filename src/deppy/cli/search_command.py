@@ -8,7 +8,7 @@ import orjson
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import catalog_option, catalog_source, columns, output_option
 from deppy.errors import InputError
-from deppy.olm.search import search
+from deppy.workflows.search import search
 
 EXIT_NOTHING_FOUND = 1
 

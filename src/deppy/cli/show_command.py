@@ -6,13 +6,13 @@ import difflib
 
 import click
 
+from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.model import Bundle
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import catalog_option, catalog_source, columns
 from deppy.errors import InputError
-from deppy.olm.catalogs import BundleSource
-from deppy.olm.graph import ChannelGraph, channel_graph, graph_as_dot, graph_as_text
-from deppy.olm.model import Bundle
-from deppy.olm.search import package_head
+from deppy.workflows.graph import ChannelGraph, channel_graph, graph_as_dot, graph_as_text
+from deppy.workflows.search import package_head
 
 DESCRIPTION_WIDTH = 100
 

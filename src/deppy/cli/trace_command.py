@@ -1,8 +1,4 @@
-"""``deppy trace FILE`` summarises a recorded execution; ``deppy replay FILE`` re-runs it.
-
-Also the small bridge ``deppy resolve --trace/--pipeline`` uses to run a resolution through a
-given pipeline while a trace file records it.
-"""
+"""``deppy trace FILE`` summarises a recorded execution; ``deppy replay FILE`` re-runs it."""
 
 from __future__ import annotations
 
@@ -12,43 +8,16 @@ from typing import Any
 
 import click
 
-from deppy.cli.main import cli
+from deppy.cli.answer_output import render
+from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import output_option
-from deppy.olm.answer import Resolution
-from deppy.olm.catalogs import BundleSource
-from deppy.olm.pipeline_nodes import DOMAIN, load_pipeline
-from deppy.olm.request import ResolutionRequest
-from deppy.olm.resolver import resolution_of, resolve_in_pipeline
 from deppy.pipeline.constraint_codec import decode_constraint
 from deppy.pipeline.domain import find_domain
-from deppy.pipeline.engine import Pipeline
 from deppy.pipeline.replay import replay
 from deppy.pipeline.trace import Trace, read_trace, trace_file
+from deppy.resolution.resolver import resolution_of
 
-EXIT_UNRESOLVABLE = 1
 SHOWN_IDS = 6
-
-
-def resolve_with_options(
-    catalogs: BundleSource,
-    request: ResolutionRequest,
-    *,
-    timeout: float | None,
-    pipeline: Pipeline | None,
-    trace: Path | None,
-) -> Resolution:
-    """``deppy resolve`` with --pipeline FILE (another pipeline) and --trace FILE (record it)."""
-    if trace is None:
-        return resolve_in_pipeline(catalogs, request, timeout=timeout, pipeline=pipeline)
-    with trace_file(trace, DOMAIN) as writer:
-        return resolve_in_pipeline(
-            catalogs, request, timeout=timeout, pipeline=pipeline, sink=writer
-        )
-
-
-def check_pipeline(pipeline_file: Path | None) -> Pipeline | None:
-    """Reject a bad pipeline file before catalogs are loaded (they take seconds)."""
-    return load_pipeline(str(pipeline_file)) if pipeline_file is not None else None
 
 
 @cli.command("replay")
@@ -68,8 +37,6 @@ def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> No
     collector, which ask the catalog questions the trace recorded; the answer is the one
     `deppy resolve` printed with the same -o. Exit 0 resolved, 1 unresolvable, 2 bad input.
     """
-    from deppy.cli.resolve_command import render
-
     recorded = read_trace(file)
     domain = find_domain(str(recorded.header["domain"]), str(file))
     if trace is None:

@@ -14,8 +14,8 @@ from deppy.cli.workflow_options import (
     cluster_options,
     output_option,
 )
-from deppy.olm.request_parsing import parse_installed
-from deppy.olm.upgrade_report import ChannelUpdates, UpgradeReport, upgrade_reports
+from deppy.resolution.request_parsing import parse_installed
+from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 
 SHOWN_UPDATES = 10
 

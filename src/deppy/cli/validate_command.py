@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from deppy.cli.main import cli
-from deppy.cli.resolve_command import EXIT_UNRESOLVABLE, render
+from deppy.catalog.bundle_dir import load_bundle_dir
+from deppy.cli.answer_output import render
+from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import (
     catalog_option,
     catalog_source,
@@ -15,8 +16,7 @@ from deppy.cli.workflow_options import (
     cluster_options,
     output_option,
 )
-from deppy.olm.bundle_dir import load_bundle_dir
-from deppy.olm.validate import validate_bundle
+from deppy.workflows.validate import validate_bundle
 
 
 @cli.command("validate")

@@ -9,10 +9,10 @@ from typing import Any, TypeVar
 
 import click
 
-from deppy.cli.catalog_source import load_catalogs
-from deppy.olm.catalogs import BundleSource
-from deppy.olm.request import ClusterFacts
-from deppy.olm.request_parsing import parse_catalog, parse_version
+from deppy.catalog.catalog_set import BundleSource
+from deppy.resolution.request import ClusterFacts
+from deppy.resolution.request_parsing import parse_catalog, parse_version
+from deppy.workflows.catalog_loading import Report, load_catalogs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,7 +58,16 @@ def cluster_facts(ocp_version: str | None, kube_version: str | None) -> ClusterF
 
 def catalog_source(catalogs: tuple[str, ...], *, quiet: bool) -> BundleSource:
     """The ``--catalog`` catalogs, else what ``load_catalogs`` offers (the stored ones)."""
-    return load_catalogs([parse_catalog(spec) for spec in catalogs], quiet=quiet)
+    return load_catalogs([parse_catalog(spec) for spec in catalogs], report=stderr(quiet=quiet))
+
+
+def to_stderr(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def stderr(*, quiet: bool) -> Report | None:
+    """Where load warnings go: stderr, unless the output is for a program (json, yaml, dot)."""
+    return None if quiet else to_stderr
 
 
 def interactive() -> bool:

@@ -16,12 +16,11 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from deppy.pipeline.config import PipelineSpec, validate
-from deppy.pipeline.events import Batch, DataEvent, EventFactory
+from deppy.pipeline.events import Batch, DataEvent, Event, EventFactory
 from deppy.pipeline.library import NodeLibrary, Run
-from deppy.pipeline.sinks import Sink
 from deppy.pipeline.states import NodeKind, NodeReport, NodeState, PipelineResult
 from deppy.solver import AppliedConstraint, SolveTimeout
 
@@ -37,6 +36,24 @@ _METHOD = {
     NodeKind.PROCESSOR: "process",
     NodeKind.CONSUMER: "consume",
 }
+
+
+class Sink(Protocol):
+    def begin(self, pipeline: Pipeline, result: PipelineResult) -> None:
+        """Before the first node runs; ``result`` has the ids and the nodes (all inactive)."""
+
+    def event(self, event: Event) -> None:
+        """Every event, in creation order."""
+
+    def checkpoint(self, context: Any) -> Any:
+        """Before the first node that replay re-runs: the context those nodes should use.
+
+        A trace returns a context that records what those nodes ask of it, so a replay can
+        answer the same questions without the original sources (catalogs).
+        """
+
+    def end(self, result: PipelineResult) -> None:
+        """After the last node, or after a failure or an expired deadline."""
 
 
 @dataclass(frozen=True, slots=True)

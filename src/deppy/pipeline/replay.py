@@ -15,9 +15,8 @@ from typing import Any
 from deppy.errors import InputError
 from deppy.pipeline.config import parse_pipeline
 from deppy.pipeline.domain import Domain, PayloadDecoder
-from deppy.pipeline.engine import Pipeline
+from deppy.pipeline.engine import Pipeline, Sink
 from deppy.pipeline.events import Batch
-from deppy.pipeline.sinks import Sink
 from deppy.pipeline.states import PipelineResult
 from deppy.pipeline.trace import Trace
 

@@ -1,7 +1,7 @@
 """The embedded catalog store (SQLite): catalogs added once, resolved against quickly.
 
-See :class:`Store`. Layer rule: the store depends on ``olm`` (model, loader results) and nothing
-above it; front doors use it through ``Store`` and ``deppy.cli.catalog_source.load_catalogs``.
+See :class:`Store`. May import: ``catalog`` (the model it stores) and ``errors``; nothing above.
+Front doors reach it through ``Store`` and ``deppy.workflows.catalog_loading.load_catalogs``.
 """
 
 from deppy.store.location import HOME_VARIABLE, database_path, store_home

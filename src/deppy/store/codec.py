@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from deppy.olm.model import (
+from deppy.catalog.model import (
     Bundle,
     Channel,
     ChannelEntry,
@@ -26,8 +26,8 @@ from deppy.olm.model import (
     PackageRequirement,
     Property,
 )
-from deppy.olm.properties import make_gvk, parse_range, parse_version, parse_version_tolerant
-from deppy.olm.semver import VersionError
+from deppy.catalog.properties import make_gvk, parse_range, parse_version, parse_version_tolerant
+from deppy.catalog.semver import VersionError
 from deppy.store.schema import DamagedBlob
 from deppy.store.values import pack, unpack
 

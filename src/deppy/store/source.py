@@ -4,7 +4,8 @@ A resolution touches a handful of packages out of thousands, so nothing is read 
 first question about a package loads its bundles (from every stored catalog at once) or its
 channels, and keeps them. Provided APIs and labels are answered from index tables that name the
 packages to load; the answer itself is computed from the decoded bundles, exactly as
-:class:`~deppy.olm.catalogs.CatalogSet` computes it, so both sources agree in content and order.
+:class:`~deppy.catalog.catalog_set.CatalogSet` computes it, so both sources agree in content and
+order.
 
 All reads of one source happen in one read transaction: a ``catalog refresh`` committed in the
 middle of a resolution is not seen half-way (WAL keeps the snapshot). ``close()`` ends it.
@@ -18,9 +19,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from deppy.catalog.catalog_set import BundleSource, find_deprecation
+from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, Package
 from deppy.errors import InputError
-from deppy.olm.catalogs import BundleSource, find_deprecation
-from deppy.olm.model import GVK, Bundle, Channel, Deprecation, Package
 from deppy.store.codec import decode_bundle, decode_package
 from deppy.store.schema import translated_errors
 

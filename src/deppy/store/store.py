@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deppy.catalog.model import Bundle, Catalog, Channel, Deprecation, Package
 from deppy.errors import InputError
-from deppy.olm.model import Bundle, Catalog, Channel, Deprecation, Package
 from deppy.store.codec import decode_bundle, decode_others, decode_package, decode_problems
 from deppy.store.location import database_path
 from deppy.store.schema import (
@@ -78,7 +78,7 @@ class Store:
             raise
 
     def load_catalog(self, name: str) -> Catalog:
-        """The whole stored catalog, as :func:`deppy.olm.fbc.load_catalog` returned it."""
+        """The whole stored catalog, as :func:`deppy.catalog.fbc.load_catalog` returned it."""
         conn = open_for_reading(self.path)
         if conn is None:
             raise InputError(

@@ -13,8 +13,8 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from deppy.catalog.model import Catalog
 from deppy.errors import InputError
-from deppy.olm.model import Catalog
 from deppy.store.codec import encode_bundle, encode_others, encode_package, encode_problems
 from deppy.store.schema import CATALOG_TABLES, summaries, unknown_catalog
 from deppy.store.summary import StoredCatalog

@@ -1,0 +1,9 @@
+"""Catalogs: what bundles exist, read from disk and held as a model.
+
+File-Based Catalog and bundle-directory loading, the catalog model (packages, channels,
+bundles, properties, deprecations), olm.constraint parsing and CEL, blang/semver versions and
+ranges, upgrade edges within a channel, and ``CatalogSet`` — several catalogs seen as one
+``BundleSource``.
+
+May import: ``errors`` only (nothing from resolution, pipeline, solver or the front doors).
+"""

@@ -1,0 +1,50 @@
+"""A standalone HTML page: a table of results and/or an explanation, for sharing an answer or a
+failure with people who will not run the CLI (a ticket, a review).
+
+Domain-free: the caller passes the rows and labels in its own words. Deterministic: the same
+arguments give the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from deppy.explain.model import Explanation
+from deppy.explain.render import explanation_as_html
+
+_STYLE = (
+    "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+    "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
+    ".warnings li{color:#8a5300}"
+)
+
+
+def html_page(
+    title: str,
+    *,
+    table_title: str = "",
+    header: Sequence[str] = (),
+    rows: Sequence[Sequence[str]] | None = None,
+    explanation: Explanation | None = None,
+    warnings: Sequence[str] = (),
+) -> str:
+    body: list[str] = []
+    if rows is not None:
+        body.append(f"<h2>{escape(table_title)}</h2>")
+        body.append("<table>\n<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>")
+        for row in rows:
+            body.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>")
+        body.append("</table>")
+    if explanation is not None:
+        body.append(explanation_as_html(explanation))
+    if warnings:
+        body.append('<h3>Warnings</h3>\n<ul class="warnings">')
+        body += [f"  <li>{escape(w)}</li>" for w in warnings]
+        body.append("</ul>")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>"
+    )

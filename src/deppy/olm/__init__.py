@@ -1,1 +1,0 @@
-"""olm layer of deppy (see DESIGN.md)."""

@@ -1,0 +1,172 @@
+"""The resolver's answer: selected bundles with action and reasons, in install order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from deppy.catalog.model import Bundle
+from deppy.explain import Explanation, explanation_as_dict
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.facts import Needs
+from deppy.resolution.installed import upgrade_path
+from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
+from deppy.resolution.variables import OLMVariable, bundle_id
+
+
+@dataclass(frozen=True, slots=True)
+class SelectedBundle:
+    package: str
+    version: str
+    bundle: str
+    channel: str | None
+    catalog: str
+    image: str
+    action: str  # install | upgrade | keep
+    from_version: str | None
+    path: tuple[str, ...]
+    reasons: tuple[str, ...]
+    source: Bundle | None = field(default=None, compare=False, repr=False)
+
+    def action_text(self) -> str:
+        if self.action == "upgrade":
+            return f"upgrade from {self.from_version} via {' -> '.join(self.path)}"
+        return self.action
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "package": self.package,
+            "version": self.version,
+            "bundle": self.bundle,
+            "channel": self.channel,
+            "catalog": self.catalog,
+            "image": self.image,
+            "action": self.action,
+            "from": self.from_version,
+            "path": list(self.path),
+            "reasons": list(self.reasons),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    request: ResolutionRequest
+    selection: tuple[SelectedBundle, ...] | None
+    explanation: Explanation | None
+    warnings: tuple[str, ...]
+
+    @property
+    def resolved(self) -> bool:
+        return self.selection is not None
+
+    def as_dict(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"resolved": self.resolved}
+        if self.selection is not None:
+            result["selection"] = [s.as_dict() for s in self.selection]
+        if self.explanation is not None:
+            result["explanation"] = explanation_as_dict(self.explanation)
+        result["warnings"] = list(self.warnings)
+        return result
+
+
+def assemble(
+    selected_ids: Sequence[str],
+    variables: dict[str, OLMVariable],
+    context: ResolutionContext,
+) -> tuple[SelectedBundle, ...]:
+    """Selected bundle variables, dependencies before dependents, with why each is there."""
+    chosen = [variables[i] for i in selected_ids if variables[i].kind == "bundle"]
+    chosen_ids = {v.id for v in chosen}
+    reasons: dict[str, list[str]] = {v.id: [] for v in chosen}
+    depends_on: dict[str, list[str]] = {v.id: [] for v in chosen}
+    channel_hint: dict[str, str | None] = {}
+    installed_of: dict[str, InstalledBundle] = {}
+    for identifier in selected_ids:
+        owner = variables[identifier]
+        for fact in owner.facts:
+            if not isinstance(fact, Needs):
+                continue
+            picked = [bundle_id(b) for b in fact.candidates if bundle_id(b) in chosen_ids]
+            for target in picked[:1]:
+                if target == identifier:
+                    continue  # it provides an API it requires: no reason to list, no edge
+                reasons[target].append(_reason(fact))
+                if owner.kind == "bundle":
+                    depends_on[owner.id].append(target)
+                if isinstance(fact.dependent, RequiredPackage):
+                    channel_hint.setdefault(target, fact.dependent.channel)
+                if isinstance(fact.dependent, InstalledBundle):
+                    installed_of[target] = fact.dependent
+    return tuple(
+        _entry(variables[i], reasons[i], channel_hint.get(i), installed_of.get(i), context)
+        for i in _install_order([v.id for v in chosen], depends_on)
+    )
+
+
+def _reason(fact: Needs) -> str:
+    dependent = fact.dependent
+    if isinstance(dependent, RequiredPackage):
+        return f"required: {dependent.describe()}"
+    if isinstance(dependent, InstalledBundle):
+        return f"installed: {dependent.describe()}"
+    return f"dependency of {dependent.package} {dependent.version} ({fact.need})"
+
+
+def _install_order(order: list[str], depends_on: dict[str, list[str]]) -> list[str]:
+    result: list[str] = []
+    placed: set[str] = set()
+    visiting: set[str] = set()
+
+    def visit(node: str) -> None:
+        if node in placed or node in visiting:
+            return  # a dependency cycle installs in selection order
+        visiting.add(node)
+        for target in depends_on.get(node, ()):
+            visit(target)
+        visiting.discard(node)
+        placed.add(node)
+        result.append(node)
+
+    for node in order:
+        visit(node)
+    return result
+
+
+def _entry(
+    variable: OLMVariable,
+    reasons: list[str],
+    channel: str | None,
+    installed: InstalledBundle | None,
+    context: ResolutionContext,
+) -> SelectedBundle:
+    bundle = variable.bundle
+    assert bundle is not None
+    action, from_version = "install", None
+    path: tuple[str, ...] = ()
+    if installed is not None:
+        if bundle.version == installed.version:
+            action = "keep"
+        else:
+            action, from_version = "upgrade", str(installed.version)
+            path = tuple(upgrade_path(installed, bundle, context))
+        channel = channel or installed.channel
+    elif any(i.package == bundle.package for i in context.request.installed):
+        action = "replace"
+    return SelectedBundle(
+        package=bundle.package,
+        version=str(bundle.version),
+        bundle=bundle.name,
+        channel=_channel(bundle, channel, context),
+        catalog=bundle.catalog,
+        image=bundle.image,
+        action=action,
+        from_version=from_version,
+        path=path,
+        reasons=tuple(dict.fromkeys(reasons)),
+        source=bundle,
+    )
+
+
+def _channel(bundle: Bundle, requested: str | None, context: ResolutionContext) -> str | None:
+    return context.order.preferred_channel(bundle, requested)

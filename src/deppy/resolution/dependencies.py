@@ -1,0 +1,129 @@
+"""A bundle's dependencies and the bundles that could satisfy each, in preference order.
+
+olm.package.required, olm.gvk.required, olm.label.required and olm.constraint all become a
+``Needs`` fact: what is needed in words, the candidates, and why the list is empty when it is.
+A bundle's dependency is never satisfied by another bundle of its own package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from deppy.catalog.model import GVK, Bundle, PackageRequirement
+from deppy.catalog.semver import VersionRange
+from deppy.errors import InputError
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.facts import Needs
+
+
+def needs_of(bundle: Bundle, context: ResolutionContext) -> list[Needs]:
+    needs = [_package_need(bundle, r, context) for r in bundle.required_packages]
+    needs += [_api_need(bundle, gvk, context) for gvk in bundle.required_gvks]
+    needs += [_label_need(bundle, label, context) for label in bundle.required_labels]
+    needs += [_constraint_need(bundle, raw, context) for raw in bundle.constraints]
+    return needs
+
+
+def _others(bundle: Bundle, found: Iterable[Bundle]) -> list[Bundle]:
+    """Candidates outside the bundle's package; the bundle itself still counts (a CSV that lists
+    an API it owns among its required ones needs nothing else, as in OLM)."""
+    return [b for b in found if b.package != bundle.package or b == bundle]
+
+
+def _ordered(bundle: Bundle, found: Iterable[Bundle], context: ResolutionContext) -> list[Bundle]:
+    return context.order.sort(_others(bundle, found), prefer_catalog=bundle.catalog)
+
+
+def versions_missing(
+    package: str, versions: VersionRange, text: str, context: ResolutionContext
+) -> str | None:
+    """Why no bundle of ``package`` matches: absent package, or which versions exist instead."""
+    existing = context.catalogs.bundles_of(package)
+    if not existing:
+        return package_absent(package, context)
+    if any(versions.contains(b.version) for b in existing):
+        return None
+    available = sorted({b.version for b in existing})
+    shown = ", ".join(str(v) for v in available[-8:])
+    more = f" (and {len(available) - 8} older)" if len(available) > 8 else ""
+    return f"no version of {package} is in range {text}; available: {shown}{more}"
+
+
+def package_absent(package: str, context: ResolutionContext) -> str:
+    """Why a package has no bundle at all: no catalog has it, or its bundles were not loadable."""
+    names = context.catalogs.names()
+    listing = [c for c in names if context.catalogs.package(c, package) is not None]
+    if listing:
+        return (
+            f"catalog {', '.join(listing)} lists package {package} but has no installable bundle "
+            "of it (its channels name bundles the catalog does not contain)"
+        )
+    return f"no catalog ({', '.join(names)}) contains package {package}"
+
+
+def _package_need(
+    bundle: Bundle, requirement: PackageRequirement, context: ResolutionContext
+) -> Needs:
+    need = f"package {requirement.package} {requirement.text}".strip()
+    if requirement.package == bundle.package:
+        return Needs(
+            bundle, need, (), "a bundle cannot depend on its own package", requirement.package
+        )
+    found = [
+        b
+        for b in context.catalogs.bundles_of(requirement.package)
+        if requirement.version_range.contains(b.version)
+    ]
+    missing = (
+        None
+        if found
+        else versions_missing(
+            requirement.package, requirement.version_range, requirement.text, context
+        )
+    )
+    return Needs(
+        bundle, need, tuple(_ordered(bundle, found, context)), missing, requirement.package
+    )
+
+
+def _api_need(bundle: Bundle, gvk: GVK, context: ResolutionContext) -> Needs:
+    providers = context.catalogs.providers_of(gvk)
+    found = _others(bundle, providers)
+    missing = None
+    if not found:
+        missing = (
+            f"only other bundles of {bundle.package} provide the API {gvk}"
+            if providers
+            else f"no bundle in any catalog provides the API {gvk}"
+        )
+    return Needs(bundle, f"API {gvk}", tuple(_ordered(bundle, found, context)), missing)
+
+
+def _label_need(bundle: Bundle, label: str, context: ResolutionContext) -> Needs:
+    found = _others(bundle, context.catalogs.labelled(label))
+    missing = None if found else f"no bundle in any catalog carries the label {label}"
+    return Needs(
+        bundle, f"a bundle labelled {label}", tuple(_ordered(bundle, found, context)), missing
+    )
+
+
+def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) -> Needs:
+    from deppy.catalog.constraint_spec import parse_constraint
+
+    where = f"{bundle.source}: bundle {bundle.name}: olm.constraint"
+    try:
+        spec = parse_constraint(raw, where=where)
+    except InputError as error:
+        context.warn(f"{error} (this dependency cannot be satisfied)")
+        return Needs(bundle, "an invalid olm.constraint", (), f"it is invalid: {error.what}")
+    packages = spec.candidate_packages()
+    pool: Iterable[Bundle] = (
+        context.catalogs.all_bundles()
+        if packages is None
+        else (b for name in sorted(packages) for b in context.catalogs.bundles_of(name))
+    )
+    found = [b for b in pool if spec.matches(b)]
+    missing = None
+    if not _others(bundle, found):
+        missing = spec.failure_message or f"no bundle in any catalog is {spec.describe()}"
+    return Needs(bundle, spec.describe(), tuple(_ordered(bundle, found, context)), missing)

@@ -1,0 +1,298 @@
+"""From a minimal unsatisfiable core to an explanation in OLM words.
+
+Every applied constraint of the core carries a fact (``facts.py``); facts of the same shape are
+grouped ("these 12 bundles of eclipse-che all need devworkspace-operator, which no catalog
+contains") and each kind of fact suggests its own way out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from deppy.catalog.model import Bundle
+from deppy.explain import Cause, Explanation
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.facts import (
+    ClusterIncompatible,
+    ClusterPolicy,
+    Excluded,
+    Fact,
+    KeptInstalled,
+    Needs,
+    OnePerAPI,
+    OnePerPackage,
+    Requested,
+)
+from deppy.resolution.request import InstalledBundle, RequiredPackage
+from deppy.resolution.variables import OLMVariable, bundle_id
+from deppy.solver import AppliedConstraint
+
+
+def explain(
+    core: Sequence[AppliedConstraint],
+    variables: dict[str, OLMVariable],
+    context: ResolutionContext,
+) -> Explanation:
+    facts: list[Fact] = []
+    for applied in core:
+        owner = variables.get(applied.variable.id)
+        fact = owner.fact_of(applied.constraint) if owner else None
+        if fact is not None:
+            facts.append(fact)
+    roots = [f"{_root(f)}" for f in facts if isinstance(f, Requested | KeptInstalled)]
+    causes = _causes(facts, context)
+    also = _also_blocking(facts, variables)
+    suggestions = _suggestions(facts + also, context)
+    summary = (
+        "Cannot resolve: " + "; ".join(roots) + " cannot be satisfied together"
+        if len(roots) > 1
+        else f"Cannot resolve {roots[0]}"
+        if roots
+        else "Cannot resolve the request"
+    )
+    return Explanation(
+        summary=summary,
+        roots=tuple(roots),
+        causes=tuple(causes),
+        suggestions=tuple(dict.fromkeys(suggestions)),
+        constraints=tuple(applied.text for applied in core),
+        also=tuple(_causes(also, context)),
+    )
+
+
+def _also_blocking(facts: Sequence[Fact], variables: dict[str, OLMVariable]) -> list[Fact]:
+    """Other dependencies, of the bundles the core blames, that nothing can satisfy either.
+
+    A minimal core names one reason per bundle; a bundle pinning two missing versions would
+    otherwise be "fixed" one pin at a time. Only unsatisfiable needs are added.
+    """
+    seen = set(map(id, facts))
+    extra: list[Fact] = []
+    for fact in facts:
+        if not (isinstance(fact, Needs) and isinstance(fact.dependent, Bundle)):
+            continue
+        if fact.candidates:
+            continue
+        owner = variables.get(bundle_id(fact.dependent))
+        for other in owner.facts if owner else ():
+            if isinstance(other, Needs) and not other.candidates and id(other) not in seen:
+                seen.add(id(other))
+                extra.append(other)
+    return extra
+
+
+def _root(fact: Requested | KeptInstalled) -> str:
+    if isinstance(fact, Requested):
+        text = fact.requirement.describe()
+        return f"required package {text}"
+    return f"installed {fact.installed.describe()}"
+
+
+def _who(dependent: Bundle | RequiredPackage | InstalledBundle) -> str:
+    if isinstance(dependent, Bundle):
+        return f"{dependent.package} {dependent.version}"
+    if isinstance(dependent, RequiredPackage):
+        return f"the requirement {dependent.describe()}"
+    return f"installed {dependent.describe()}"
+
+
+def _versions(bundles: Sequence[Bundle], limit: int = 6) -> str:
+    versions = list(dict.fromkeys(str(b.version) for b in bundles))
+    shown = ", ".join(versions[:limit])
+    return f"{shown} and {len(versions) - limit} more" if len(versions) > limit else shown
+
+
+def _candidates(bundles: Sequence[Bundle]) -> str:
+    by_package: dict[tuple[str, str], list[Bundle]] = {}
+    for bundle in bundles:
+        by_package.setdefault((bundle.package, bundle.catalog), []).append(bundle)
+    return "; ".join(
+        f"{package} {_versions(found)} (catalog {catalog})"
+        for (package, catalog), found in by_package.items()
+    )
+
+
+def _limit(fact: ClusterIncompatible) -> str:
+    """The bound a cluster fact is about: OpenShift major.minor, or the minimum Kubernetes."""
+    bundle = fact.bundle
+    if fact.category == "openshift" and bundle.max_openshift_version is not None:
+        return f"{bundle.max_openshift_version.major}.{bundle.max_openshift_version.minor}"
+    return str(bundle.min_kube_version)
+
+
+def _cluster_cause(
+    category: str, limit: str, bundles: Sequence[Bundle], context: ResolutionContext
+) -> Cause:
+    """Bundles of one package that the cluster rules out for the same reason, in one line."""
+    one = len(bundles) == 1
+    who = f"{bundles[0].package} {_versions(bundles)}" + ("" if one else " all")
+    cluster = context.request.cluster
+    if category == "openshift" and cluster.openshift_version is not None:
+        ocp = cluster.openshift_version
+        text = (
+            f"{who} support{'s' if one else ''} OpenShift up to {limit} "
+            f"(olm.maxOpenShiftVersion); the cluster runs {ocp.major}.{ocp.minor}"
+        )
+    else:
+        text = (
+            f"{who} need{'s' if one else ''} Kubernetes {limit} or newer (minKubeVersion); "
+            f"the cluster runs {cluster.kube_version}"
+        )
+    data = {"bundle": str(bundles[0])} if one else {"bundles": [str(b) for b in bundles]}
+    return Cause(category, text, data)
+
+
+def _causes(facts: Sequence[Fact], context: ResolutionContext) -> list[Cause]:
+    causes: list[Cause] = []
+    grouped: dict[tuple[str, str, str | None], list[Bundle]] = {}
+    ruled_out: dict[tuple[str, str, str], list[Bundle]] = {}
+    for fact in facts:
+        if isinstance(fact, Needs) and isinstance(fact.dependent, Bundle):
+            key = (fact.dependent.package, fact.need, fact.missing)
+            grouped.setdefault(key, []).append(fact.dependent)
+        elif isinstance(fact, ClusterIncompatible):
+            where = (fact.bundle.package, fact.category, _limit(fact))
+            ruled_out.setdefault(where, []).append(fact.bundle)
+    emitted: set[tuple[str, str, str | None]] = set()
+    for fact in facts:
+        if isinstance(fact, ClusterIncompatible):
+            where = (fact.bundle.package, fact.category, _limit(fact))
+            if where in ruled_out:
+                causes.append(_cluster_cause(where[1], where[2], ruled_out.pop(where), context))
+            continue
+        cause = _cause(fact, grouped, emitted)
+        if cause is not None:
+            causes.append(cause)
+    return causes
+
+
+def _cause(
+    fact: Fact,
+    grouped: dict[tuple[str, str, str | None], list[Bundle]],
+    emitted: set[tuple[str, str, str | None]],
+) -> Cause | None:
+    if isinstance(fact, Requested | KeptInstalled | ClusterPolicy):
+        return None
+    if isinstance(fact, Needs):
+        if isinstance(fact.dependent, Bundle):
+            key = (fact.dependent.package, fact.need, fact.missing)
+            if key in emitted:
+                return None
+            emitted.add(key)
+            bundles = grouped[key]
+            who = f"{fact.dependent.package} {_versions(bundles)}"
+            verb = "needs" if len(bundles) == 1 else "all need"
+        else:
+            who = _who(fact.dependent)
+            verb = "needs"
+        data = {"need": fact.need, "candidates": [str(b) for b in fact.candidates]}
+        if fact.candidates:
+            if isinstance(fact.dependent, RequiredPackage):
+                text = f"{who} matches only {_candidates(fact.candidates)}"
+            elif isinstance(fact.dependent, InstalledBundle):
+                text = (
+                    f"{who} stays or moves forward along its channel, never back: "
+                    f"{_candidates(fact.candidates)}"
+                )
+            else:
+                text = f"{who} {verb} {fact.need}, offered only by {_candidates(fact.candidates)}"
+            return Cause("needs", text, data)
+        reason = fact.missing or "nothing can satisfy it"
+        if isinstance(fact.dependent, RequiredPackage):
+            return Cause("missing", f"{who}: {reason}", data)
+        return Cause("missing", f"{who} {verb} {fact.need}: {reason}", data)
+    if isinstance(fact, Excluded):
+        return Cause(
+            "excluded",
+            f"{fact.bundle.package} {fact.bundle.version} is excluded by your restriction "
+            f"{fact.restriction.describe()}",
+        )
+    if isinstance(fact, OnePerPackage):
+        return Cause(
+            "one-per-package", f"only one bundle of package {fact.package} can be installed"
+        )
+    if isinstance(fact, OnePerAPI):
+        packages = sorted({b.package for b in fact.bundles})
+        return Cause(
+            "one-per-api",
+            f"only one operator may provide the API {fact.api}; it is provided by "
+            + ", ".join(packages),
+        )
+    return None  # pragma: no cover - every fact kind is handled above
+
+
+def _suggestions(facts: Sequence[Fact], context: ResolutionContext) -> list[str]:
+    suggestions: list[str] = []
+    for fact in facts:
+        if isinstance(fact, Needs) and not fact.candidates and fact.package:
+            package = fact.package
+            available = sorted({b.version for b in context.catalogs.bundles_of(package)})
+            if not available:
+                suggestions.append(
+                    f"add a catalog that contains package {package} "
+                    f"(searched: {', '.join(context.catalogs.names())})"
+                )
+            elif isinstance(fact.dependent, RequiredPackage):
+                low, high = available[0], available[-1]
+                suggestions.append(
+                    f"ask for a version that exists, e.g. '{package}@>={low} <{high.major + 1}.0.0'"
+                    f" (available: {_versions_text(available)})"
+                )
+                if fact.dependent.channel:
+                    channels = sorted(
+                        {
+                            c
+                            for b in context.catalogs.bundles_of(package)
+                            for c in context.order.channels_containing(b)
+                        }
+                    )
+                    suggestions.append(f"channels of {package}: {', '.join(channels)}")
+            else:
+                suggestions.append(
+                    f"add a catalog offering {fact.need} (catalogs here have {package} "
+                    f"{_versions_text(available)})"
+                )
+        elif isinstance(fact, Needs) and not fact.candidates:
+            suggestions.append(f"add a catalog offering {fact.need}")
+        elif isinstance(fact, ClusterIncompatible):
+            suggestions.append(_cluster_suggestion(fact, facts))
+        elif isinstance(fact, Excluded):
+            suggestions.append(f"lift the restriction {fact.restriction.describe()}")
+        elif isinstance(fact, OnePerAPI):
+            suggestions.append(
+                f"install only one of {', '.join(sorted({b.package for b in fact.bundles}))}"
+            )
+    for fact in facts:
+        if isinstance(fact, Requested):
+            suggestions.append(f"drop the requirement {fact.requirement.describe()}")
+        elif isinstance(fact, KeptInstalled):
+            suggestions.append(f"uninstall {fact.installed.describe()} first")
+    return suggestions
+
+
+def _cluster_suggestion(fact: ClusterIncompatible, facts: Sequence[Fact]) -> str:
+    """The bundle of the package that the most clusters could run, and on which clusters."""
+    same = [
+        f
+        for f in facts
+        if isinstance(f, ClusterIncompatible)
+        and f.category == fact.category
+        and f.bundle.package == fact.bundle.package
+    ]
+    if fact.category == "openshift":
+        best = max(same, key=lambda f: (f.bundle.max_openshift_version, f.bundle.version))
+        return (
+            f"{best.bundle.package} {best.bundle.version} would install on OpenShift "
+            f"{_limit(best)} or older"
+        )
+    best = min(same, key=lambda f: (f.bundle.min_kube_version, f.bundle.version))
+    return (
+        f"{best.bundle.package} {best.bundle.version} would install on Kubernetes "
+        f"{_limit(best)} or newer"
+    )
+
+
+def _versions_text(versions: Sequence[object], limit: int = 8) -> str:
+    shown = [str(v) for v in versions[-limit:]]
+    more = f" and {len(versions) - limit} older" if len(versions) > limit else ""
+    return ", ".join(shown) + more

@@ -1,0 +1,132 @@
+"""Where an installed bundle sits in the catalogs, and where it may go from there.
+
+An installed bundle that no catalog lists any more still occupies its package: it becomes a
+synthetic bundle, which can only stay or be replaced through skipRange/replaces/skips edges
+that name it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from deppy.catalog.model import Bundle, Channel
+from deppy.catalog.semver import Version
+from deppy.catalog.upgrade_edges import UpgradeGraph, forward_targets, upgrade_graph
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.request import InstalledBundle
+
+CLUSTER_CATALOG = "(installed)"
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledLocation:
+    bundle: Bundle
+    channel: Channel | None
+    synthetic: bool
+
+
+def locate_installed(installed: InstalledBundle, context: ResolutionContext) -> InstalledLocation:
+    order = context.order
+    bundles = [
+        b
+        for b in context.catalogs.bundles_of(installed.package)
+        if installed.catalog is None or b.catalog == installed.catalog
+    ]
+    if installed.bundle is not None:
+        matches = [b for b in bundles if b.name == installed.bundle]
+    else:
+        matches = [b for b in bundles if b.version == installed.version]
+    if installed.channel is not None:
+        matches.sort(key=lambda b: not order.in_channel(b, installed.channel or ""))
+    if matches:
+        bundle = matches[0]
+        channel_name = order.preferred_channel(bundle, installed.channel)
+        if installed.channel is not None and channel_name != installed.channel:
+            context.warn(
+                f"installed {installed.describe()}: the catalogs do not list it in channel "
+                f"{installed.channel}; using {channel_name}"
+            )
+        return InstalledLocation(
+            bundle, _channel(context, bundle.catalog, installed.package, channel_name), False
+        )
+    name = installed.bundle or f"{installed.package}.v{installed.version.canonical}"
+    synthetic = Bundle(
+        name=name,
+        package=installed.package,
+        version=installed.version,
+        image="",
+        catalog=installed.catalog or CLUSTER_CATALOG,
+        source="the cluster",
+    )
+    context.warn(
+        f"installed {installed.describe()} is in no catalog: it can stay, or be replaced "
+        "by a bundle whose upgrade edges name it"
+    )
+    return InstalledLocation(synthetic, _synthetic_channel(installed, context), True)
+
+
+def _channel(
+    context: ResolutionContext, catalog: str, package: str, name: str | None
+) -> Channel | None:
+    if name is None:
+        return None
+    for channel in context.catalogs.channels(catalog, package):
+        if channel.name == name:
+            return channel
+    return None
+
+
+def _synthetic_channel(installed: InstalledBundle, context: ResolutionContext) -> Channel | None:
+    for catalog in context.catalogs.catalogs_with(installed.package):
+        meta = context.catalogs.package(catalog, installed.package)
+        wanted = installed.channel or (meta.default_channel if meta else None)
+        channel = _channel(context, catalog, installed.package, wanted)
+        if channel is not None:
+            return channel
+    return None
+
+
+def _graph(
+    location: InstalledLocation, context: ResolutionContext
+) -> tuple[UpgradeGraph, dict[str, Bundle]] | None:
+    channel = location.channel
+    if channel is None:
+        return None
+    catalog = location.bundle.catalog if not location.synthetic else None
+    if catalog is None:
+        catalog = next(
+            (
+                c
+                for c in context.catalogs.catalogs_with(channel.package)
+                if channel in context.catalogs.channels(c, channel.package)
+            ),
+            None,
+        )
+    members = {
+        b.name: b for b in context.catalogs.bundles_of(channel.package) if b.catalog == catalog
+    }
+    versions: dict[str, Version] = {name: b.version for name, b in members.items()}
+    versions[location.bundle.name] = location.bundle.version
+    return upgrade_graph(channel, versions), members
+
+
+def upgrade_candidates(
+    installed: InstalledBundle, location: InstalledLocation, context: ResolutionContext
+) -> list[Bundle]:
+    """Newer bundles reachable along the channel, highest version first."""
+    built = _graph(location, context)
+    if built is None:
+        return []
+    graph, members = built
+    return forward_targets(graph, location.bundle.name, location.bundle.version, members)
+
+
+def upgrade_path(
+    installed: InstalledBundle, target: Bundle, context: ResolutionContext
+) -> list[str]:
+    """Bundle names from the installed one to ``target``, step by step (both included)."""
+    location = locate_installed(installed, context)
+    built = _graph(location, context)
+    if built is None:
+        return []
+    return built[0].path(location.bundle.name, target.name)

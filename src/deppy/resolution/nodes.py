@@ -1,0 +1,273 @@
+"""The resolution pipeline's OLM nodes (seed resolution-pipelines.md), one responsibility each.
+
+Producers create variables from the request; processors read variables and emit more. Each
+node is a plain object with ``produce(context)`` or ``process(context, variables)`` so the
+pipeline engine can run, observe and replace them without knowing what they do.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+
+from deppy.catalog.model import Bundle
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.dependencies import needs_of, package_absent
+from deppy.resolution.facts import (
+    ClusterIncompatible,
+    ClusterPolicy,
+    Excluded,
+    Fact,
+    KeptInstalled,
+    Needs,
+    OnePerAPI,
+    OnePerPackage,
+    Requested,
+)
+from deppy.resolution.installed import locate_installed, upgrade_candidates
+from deppy.resolution.request import RequiredPackage
+from deppy.resolution.variables import OLMVariable, bundle_id, make
+from deppy.solver import AtMost, Conflict, Constraint, Dependency, Mandatory
+
+
+class RequiredPackageProducer:
+    """One mandatory variable per requirement, depending on its candidates in preference order."""
+
+    name = "required-package-producer"
+
+    def produce(self, context: ResolutionContext) -> list[OLMVariable]:
+        produced: list[OLMVariable] = []
+        seen: dict[str, int] = {}
+        for requirement in context.request.required:
+            seen[requirement.package] = seen.get(requirement.package, 0) + 1
+            suffix = f" #{seen[requirement.package]}" if seen[requirement.package] > 1 else ""
+            candidates = self.candidates(requirement, context)
+            missing = None if candidates else self.why_none(requirement, context)
+            need = Needs(
+                requirement, requirement.describe(), tuple(candidates), missing, requirement.package
+            )
+            pairs: list[tuple[Constraint, Fact]] = [
+                (Mandatory(), Requested(requirement)),
+                (Dependency(*(bundle_id(b) for b in candidates)), need),
+            ]
+            produced.append(
+                make("required", f"required package {requirement.package}{suffix}", pairs)
+            )
+        return produced
+
+    @staticmethod
+    def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
+        order = context.order
+        found = [
+            b
+            for b in context.catalogs.bundles_of(requirement.package)
+            if requirement.versions.contains(b.version)
+            and b.version not in requirement.ignore_versions
+            and (requirement.catalog is None or b.catalog == requirement.catalog)
+            and order.channels_containing(b)
+            and (requirement.channel is None or order.in_channel(b, requirement.channel))
+        ]
+        return order.sort(found, channel=requirement.channel)
+
+    @staticmethod
+    def why_none(requirement: RequiredPackage, context: ResolutionContext) -> str:
+        package = requirement.package
+        catalogs = context.catalogs
+        if not catalogs.has_package(package):
+            return package_absent(package, context)
+        bundles = catalogs.bundles_of(package)
+        scope = ""
+        if requirement.catalog is not None:
+            bundles = [b for b in bundles if b.catalog == requirement.catalog]
+            if not bundles:
+                others = ", ".join(catalogs.catalogs_with(package))
+                return f"catalog {requirement.catalog} has no package {package} (found in {others})"
+            scope = f" in catalog {requirement.catalog}"
+        if requirement.channel is not None:
+            channels = sorted({c for b in bundles for c in context.order.channels_containing(b)})
+            bundles = [b for b in bundles if context.order.in_channel(b, requirement.channel)]
+            if not bundles:
+                return (
+                    f"package {package}{scope} has no channel {requirement.channel} "
+                    f"(channels: {', '.join(channels)})"
+                )
+            scope = f" in channel {requirement.channel}{scope}"
+        in_range = sorted({b.version for b in bundles if requirement.versions.contains(b.version)})
+        if not in_range:
+            available = sorted({b.version for b in bundles})
+            shown = ", ".join(str(v) for v in available[-8:])
+            more = f" (and {len(available) - 8} older)" if len(available) > 8 else ""
+            return (
+                f"no version of {package}{scope} is in range {requirement.versions_text}; "
+                f"available{' there' if scope else ''}: {shown}{more}"
+            )
+        ranged = f" in range {requirement.versions_text}" if requirement.versions_text else ""
+        return (
+            f"every version of {package}{scope}{ranged} is ignored "
+            f"({', '.join(str(v) for v in in_range)})"
+        )
+
+
+class InstalledPackageProducer:
+    """One mandatory variable per installed bundle: stay, or upgrade along the channel."""
+
+    name = "installed-package-producer"
+
+    def produce(self, context: ResolutionContext) -> list[OLMVariable]:
+        produced: list[OLMVariable] = []
+        for installed in context.request.installed:
+            current = locate_installed(installed, context)
+            targets = upgrade_candidates(installed, current, context)
+            candidates = [*targets, current.bundle]
+            need = Needs(
+                installed,
+                f"{installed.describe()} stays or upgrades",
+                tuple(candidates),
+                None,
+                installed.package,
+            )
+            pairs: list[tuple[Constraint, Fact]] = [
+                (Mandatory(), KeptInstalled(installed)),
+                (Dependency(*(bundle_id(b) for b in candidates)), need),
+            ]
+            identifier = f"installed package {installed.package} {installed.version}"
+            produced.append(make("installed", identifier, pairs))
+            if current.synthetic:
+                produced.append(make("bundle", bundle_id(current.bundle), [], current.bundle))
+        return produced
+
+
+class BundlesAndDependencies:
+    """A variable for every candidate bundle, and transitively for its dependencies' candidates."""
+
+    name = "bundles-and-dependencies"
+
+    def process(
+        self, context: ResolutionContext, variables: Sequence[OLMVariable]
+    ) -> list[OLMVariable]:
+        done = {v.id for v in variables if v.kind == "bundle"}
+        queue: deque[Bundle] = deque(
+            bundle
+            for v in variables
+            for fact in v.facts
+            if isinstance(fact, Needs)
+            for bundle in fact.candidates
+        )
+        produced: list[OLMVariable] = []
+        while queue:
+            bundle = queue.popleft()
+            identifier = bundle_id(bundle)
+            if identifier in done:
+                continue
+            done.add(identifier)
+            pairs: list[tuple[Constraint, Fact]] = []
+            for need in needs_of(bundle, context):
+                pairs.append((Dependency(*(bundle_id(b) for b in need.candidates)), need))
+                queue.extend(need.candidates)
+            produced.append(make("bundle", identifier, pairs, bundle))
+        return produced
+
+
+class RuntimeConstraints:
+    """Cluster facts and user restrictions: bundles that cannot or may not be installed."""
+
+    name = "runtime-constraints"
+
+    def process(
+        self, context: ResolutionContext, variables: Sequence[OLMVariable]
+    ) -> list[OLMVariable]:
+        pairs: list[tuple[Constraint, Fact]] = []
+        for variable in variables:
+            bundle = variable.bundle
+            if variable.kind != "bundle" or bundle is None:
+                continue
+            for fact in self.violations(bundle, context):
+                pairs.append((Conflict(variable.id), fact))
+        if not pairs:
+            return []
+        policy = ClusterPolicy(self.describe(context))
+        return [make("cluster", "cluster constraints", [(Mandatory(), policy), *pairs])]
+
+    @staticmethod
+    def describe(context: ResolutionContext) -> str:
+        cluster = context.request.cluster
+        parts = []
+        if cluster.openshift_version is not None:
+            parts.append(f"OpenShift {cluster.openshift_version}")
+        if cluster.kube_version is not None:
+            parts.append(f"Kubernetes {cluster.kube_version}")
+        parts += [f"excluding {r.describe()}" for r in context.request.exclude]
+        return "the cluster runs " + ", ".join(parts) if parts else "cluster policy"
+
+    @staticmethod
+    def violations(bundle: Bundle, context: ResolutionContext) -> Iterable[Fact]:
+        cluster = context.request.cluster
+        ocp = cluster.openshift_version
+        if ocp is not None and bundle.max_openshift_version is not None:
+            limit = bundle.max_openshift_version
+            if (limit.major, limit.minor) < (ocp.major, ocp.minor):
+                yield ClusterIncompatible(
+                    bundle,
+                    f"{bundle.package} {bundle.version} supports OpenShift up to "
+                    f"{limit.major}.{limit.minor} (olm.maxOpenShiftVersion); the cluster runs "
+                    f"{ocp.major}.{ocp.minor}",
+                    "openshift",
+                )
+        kube = cluster.kube_version
+        minimum = bundle.min_kube_version
+        if kube is not None and minimum is not None and minimum > kube:
+            yield ClusterIncompatible(
+                bundle,
+                f"{bundle.package} {bundle.version} needs Kubernetes {minimum} or newer "
+                f"(minKubeVersion); the cluster runs {kube}",
+                "kubernetes",
+            )
+        for restriction in context.request.exclude:
+            if _has_property(bundle, restriction.type, restriction.value):
+                yield Excluded(bundle, restriction)
+
+
+def _has_property(bundle: Bundle, kind: str, value: str) -> bool:
+    for prop in bundle.properties:
+        if prop.type != kind:
+            continue
+        raw = prop.value
+        if isinstance(raw, dict):
+            if any(str(v) == value for v in raw.values()):
+                return True
+        elif str(raw) == value:
+            return True
+    return False
+
+
+class GlobalConstraints:
+    """At most one bundle per package, and at most one package per provided API."""
+
+    name = "global-constraints"
+
+    def process(
+        self, context: ResolutionContext, variables: Sequence[OLMVariable]
+    ) -> list[OLMVariable]:
+        by_package: dict[str, list[OLMVariable]] = {}
+        by_api: dict[str, list[OLMVariable]] = {}
+        for variable in variables:
+            bundle = variable.bundle
+            if variable.kind != "bundle" or bundle is None:
+                continue
+            by_package.setdefault(bundle.package, []).append(variable)
+            for gvk in bundle.provided_gvks:
+                by_api.setdefault(str(gvk), []).append(variable)
+        produced: list[OLMVariable] = []
+        for package, members in by_package.items():
+            if len(members) > 1:
+                one = OnePerPackage(package, tuple(m.bundle for m in members if m.bundle))
+                constraint = AtMost(1, *(m.id for m in members))
+                produced.append(
+                    make("uniqueness", f"package {package} uniqueness", [(constraint, one)])
+                )
+        for api, members in by_api.items():
+            if len({m.bundle.package for m in members if m.bundle}) > 1:
+                fact = OnePerAPI(api, tuple(m.bundle for m in members if m.bundle))
+                constraint = AtMost(1, *(m.id for m in members))
+                produced.append(make("uniqueness", f"api {api} uniqueness", [(constraint, fact)]))
+        return produced

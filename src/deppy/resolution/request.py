@@ -1,0 +1,85 @@
+"""What a user asks the OLM resolver: requirements, what is installed, and cluster facts.
+
+These values are the contract between front doors (CLI specs, ActiveResolution files, HTTP)
+and the resolver; parsing lives in ``request_parsing``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from deppy.catalog.semver import Version, VersionRange
+
+
+@dataclass(frozen=True, slots=True)
+class RequiredPackage:
+    """A package the user wants, optionally narrowed by versions, channel and catalog.
+
+    ``text`` is how the user wrote it, so explanations can quote the user's own words.
+    """
+
+    package: str
+    versions: VersionRange = field(default_factory=VersionRange.any, compare=False)
+    versions_text: str = ""
+    channel: str | None = None
+    catalog: str | None = None
+    ignore_versions: tuple[Version, ...] = ()
+    text: str = ""
+
+    def describe(self) -> str:
+        parts = [self.package]
+        if self.versions_text:
+            parts.append(self.versions_text)
+        if self.channel:
+            parts.append(f"in channel {self.channel}")
+        if self.catalog:
+            parts.append(f"from catalog {self.catalog}")
+        if self.ignore_versions:
+            parts.append("ignoring " + ", ".join(str(v) for v in self.ignore_versions))
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledBundle:
+    """A bundle already on the cluster: it may stay or move forward, never backward."""
+
+    package: str
+    version: Version
+    channel: str | None = None
+    catalog: str | None = None
+    bundle: str | None = None
+    text: str = ""
+
+    def describe(self) -> str:
+        where = f" (channel {self.channel})" if self.channel else ""
+        return f"{self.package} {self.version}{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class PropertyRestriction:
+    """Exclude bundles having a property of ``type`` whose value matches (e.g. a label)."""
+
+    type: str
+    value: str
+
+    def describe(self) -> str:
+        return f"{self.type}={self.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterFacts:
+    """What the cluster runs; None means "not stated" and disables that runtime check."""
+
+    openshift_version: Version | None = None
+    kube_version: Version | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ResolutionRequest:
+    """One resolution: the ActiveResolution of deppy-phase-0.md, in values."""
+
+    required: tuple[RequiredPackage, ...] = ()
+    installed: tuple[InstalledBundle, ...] = ()
+    cluster: ClusterFacts = field(default_factory=ClusterFacts)
+    sources: tuple[str, ...] = ()  # catalog names to restrict to; empty means all
+    exclude: tuple[PropertyRestriction, ...] = ()

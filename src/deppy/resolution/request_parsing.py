@@ -1,0 +1,364 @@
+"""Requests from the command line (SPEC strings) and from ActiveResolution files.
+
+SPEC grammar (also in ``deppy resolve --help`` and the README)::
+
+    --require   PACKAGE[@RANGE][,channel=C][,catalog=NAME][,ignore=V1|V2][,within=LEVEL:VERSION]
+    --installed PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME]
+    --exclude   TYPE=VALUE            e.g. olm.label=deprecated-stack
+    --catalog   PATH[=NAME[:PRIORITY]]
+
+RANGE uses blang/semver syntax as in real catalogs (``>=1.0.0 <2.0.0``, ``1.x``, ``!=1.2.3``,
+``||``); ``latest`` or nothing means any version. ``within=minor:1.4.2`` is the phase-0 shortcut
+"latest within the minor version of 1.4.2" (``>=1.4.0 <1.5.0-0``: no 1.5.0 prerelease); levels are
+major, minor, patch.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deppy.catalog.semver import Version, VersionError, VersionRange
+from deppy.errors import InputError
+from deppy.resolution.request import (
+    ClusterFacts,
+    InstalledBundle,
+    PropertyRestriction,
+    RequiredPackage,
+    ResolutionRequest,
+)
+
+REQUIRE_KEYS = ("channel", "catalog", "ignore", "within")
+INSTALLED_KEYS = ("channel", "catalog", "bundle")
+_PACKAGE = re.compile(r"^[a-z0-9]([-a-z0-9._]*[a-z0-9])?$")
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSpec:
+    path: str
+    name: str | None
+    priority: int
+
+
+def _split(spec: str, where: str, keys: tuple[str, ...]) -> tuple[str, str | None, dict[str, str]]:
+    head, *options = spec.split(",")
+    package, _, version = head.partition("@")
+    package = package.strip()
+    if not _PACKAGE.match(package):
+        raise InputError(
+            where,
+            f"{package!r} is not a package name",
+            "write PACKAGE[@RANGE][,key=value...], e.g. 'etcd@>=0.9.0,channel=alpha'",
+        )
+    found: dict[str, str] = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        key = key.strip()
+        if not sep or key not in keys:
+            raise InputError(
+                where,
+                f"unknown option {option.strip()!r}",
+                f"options are {', '.join(k + '=...' for k in keys)}",
+            )
+        found[key] = value.strip()
+    return package, (version.strip() if "@" in head else None), found
+
+
+def parse_range(text: str, where: str) -> VersionRange:
+    try:
+        return VersionRange.parse(text)
+    except VersionError as error:
+        raise InputError(where, str(error)) from None
+
+
+def parse_version(text: str, where: str, *, tolerant: bool = False) -> Version:
+    try:
+        return Version.parse_tolerant(text) if tolerant else Version.parse(text)
+    except VersionError as error:
+        raise InputError(where, str(error)) from None
+
+
+def within(level_and_version: str, where: str) -> tuple[VersionRange, str]:
+    """The phase-0 shortcut: versions sharing the major / minor / patch of a given version."""
+    level, _, text = level_and_version.partition(":")
+    version = parse_version(text, where, tolerant=True)
+    major, minor, patch = version.major, version.minor, version.patch
+    bounds = {
+        "major": (f"{major}.0.0", f"{major + 1}.0.0"),
+        "minor": (f"{major}.{minor}.0", f"{major}.{minor + 1}.0"),
+        "patch": (f"{major}.{minor}.{patch}", f"{major}.{minor}.{patch + 1}"),
+    }.get(level)
+    if bounds is None:
+        raise InputError(
+            where,
+            f"unknown level {level!r} in within=",
+            "write within=major:VERSION, within=minor:VERSION or within=patch:VERSION",
+        )
+    # "-0" keeps out the next level's prereleases, which blang orders below it (<1.5.0 would
+    # admit 1.5.0-rc.1, a version outside the minor version 1.4).
+    text = f">={bounds[0]} <{bounds[1]}-0"
+    return parse_range(text, where), text
+
+
+def required_from_parts(
+    package: str,
+    versions_text: str | None,
+    *,
+    channel: str | None = None,
+    catalog: str | None = None,
+    ignore: list[str] | None = None,
+    within_text: str | None = None,
+    where: str,
+    text: str = "",
+) -> RequiredPackage:
+    versions_text = (versions_text or "").strip()
+    if versions_text in ("", "latest", "*"):
+        versions, shown = VersionRange.any(), ""
+    else:
+        versions, shown = parse_range(versions_text, f"{where}: version range"), versions_text
+    if within_text:
+        narrowed, narrowed_text = within(within_text, f"{where}: within")
+        versions = versions.intersection(narrowed)
+        shown = f"{shown} {narrowed_text}".strip()
+    ignored = tuple(parse_version(v, f"{where}: ignore", tolerant=True) for v in ignore or ())
+    return RequiredPackage(
+        package, versions, shown, channel or None, catalog or None, ignored, text or package
+    )
+
+
+def parse_require(spec: str) -> RequiredPackage:
+    where = f"--require {spec!r}"
+    package, versions, options = _split(spec, where, REQUIRE_KEYS)
+    ignore = [v for v in options.get("ignore", "").split("|") if v.strip()]
+    return required_from_parts(
+        package,
+        versions,
+        channel=options.get("channel"),
+        catalog=options.get("catalog"),
+        ignore=ignore,
+        within_text=options.get("within"),
+        where=where,
+        text=spec,
+    )
+
+
+def parse_installed(spec: str) -> InstalledBundle:
+    where = f"--installed {spec!r}"
+    package, version, options = _split(spec, where, INSTALLED_KEYS)
+    if not version:
+        raise InputError(where, "the installed version is missing", "write PACKAGE@VERSION")
+    return InstalledBundle(
+        package,
+        parse_version(version, where, tolerant=True),
+        options.get("channel") or None,
+        options.get("catalog") or None,
+        options.get("bundle") or None,
+        spec,
+    )
+
+
+def parse_exclude(spec: str) -> PropertyRestriction:
+    kind, sep, value = spec.partition("=")
+    if not sep or not kind.strip() or not value.strip():
+        raise InputError(f"--exclude {spec!r}", "expected TYPE=VALUE", "e.g. olm.label=beta")
+    return PropertyRestriction(kind.strip(), value.strip())
+
+
+def parse_catalog(spec: str) -> CatalogSpec:
+    path, _, rest = spec.partition("=")
+    name, _, priority = rest.partition(":")
+    try:
+        number = int(priority) if priority else 0
+    except ValueError:
+        raise InputError(
+            f"--catalog {spec!r}",
+            f"priority {priority!r} is not an integer",
+            "write PATH[=NAME[:PRIORITY]], e.g. ./catalog=community:10",
+        ) from None
+    return CatalogSpec(path, name or None, number)
+
+
+# -- ActiveResolution files ------------------------------------------------------------------
+
+_CALL = re.compile(r"^\s*(required|installed)\s*\((.*)\)\s*$")
+
+
+def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[CatalogSpec]]:
+    """An ActiveResolution document (seed deppy-phase-0.md) and the catalogs it names."""
+    import yaml  # deferred: most commands never read a request file
+
+    where = str(path)
+    try:
+        data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+    except FileNotFoundError:
+        raise InputError(where, "no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(where, f"cannot read the file: {error}") from None
+    except yaml.YAMLError as error:
+        raise InputError(where, f"invalid YAML: {' '.join(str(error).split())}") from None
+    if not isinstance(data, Mapping) or not isinstance(data.get("spec"), Mapping):
+        raise InputError(where, "expected an ActiveResolution with a 'spec' mapping")
+    spec = data["spec"]
+    base = Path(path).parent
+    required: list[RequiredPackage] = []
+    installed: list[InstalledBundle] = []
+    for n, item in enumerate(_list(spec, "constraints", where)):
+        here = f"{where}: spec.constraints[{n}]"
+        kind, body = _constraint(item, here)
+        if kind == "required":
+            required.append(_required(body, f"{here}.required"))
+        else:
+            installed.append(_installed(body, f"{here}.installed"))
+    sources = tuple(str(s) for s in _list(spec, "sources", where))
+    catalogs = [
+        _catalog_entry(c, base, f"{where}: spec.catalogs[{n}]")
+        for n, c in enumerate(_list(spec, "catalogs", where))
+    ]
+    cluster_raw = spec.get("cluster") or {}
+    if not isinstance(cluster_raw, Mapping):
+        raise InputError(f"{where}: spec.cluster", "expected a mapping")
+    cluster = ClusterFacts(
+        _optional_version(
+            cluster_raw.get("openshiftVersion"), f"{where}: spec.cluster.openshiftVersion"
+        ),
+        _optional_version(
+            cluster_raw.get("kubernetesVersion"), f"{where}: spec.cluster.kubernetesVersion"
+        ),
+    )
+    exclude = tuple(
+        _exclude_entry(e, f"{where}: spec.exclude[{n}]")
+        for n, e in enumerate(_list(spec, "exclude", where))
+    )
+    request = ResolutionRequest(tuple(required), tuple(installed), cluster, sources, exclude)
+    return request, catalogs
+
+
+def _list(spec: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    value = spec.get(key) or []
+    if not isinstance(value, list):
+        raise InputError(f"{where}: spec.{key}", "expected a list")
+    return value
+
+
+def _constraint(item: Any, where: str) -> tuple[str, dict[str, Any]]:
+    if isinstance(item, str):
+        match = _CALL.match(item)
+        if not match:
+            raise InputError(
+                where,
+                f"cannot read {item!r}",
+                'write required("name", "range", "channel") or installed(...)',
+            )
+        args = _call_arguments(match.group(2), where)
+        if match.group(1) == "required":
+            keys = ["name", "versionRange", "channel"]
+        else:
+            keys = ["name", "version", "channel"]
+        if len(args) > len(keys):
+            raise InputError(
+                where,
+                f"{match.group(1)}() takes at most {len(keys)} arguments "
+                f"({', '.join(keys)}), not {len(args)}",
+                'quote each argument; a range has no commas: ">=1.0.0 <2.0.0"',
+            )
+        return match.group(1), {k: v for k, v in zip(keys, args, strict=False) if v}
+    if isinstance(item, Mapping) and len(item) == 1:
+        kind, body = next(iter(item.items()))
+        if kind in ("required", "installed") and isinstance(body, Mapping):
+            return str(kind), dict(body)
+    raise InputError(where, "expected 'required: {...}' or 'installed: {...}'")
+
+
+def _call_arguments(text: str, where: str) -> list[str]:
+    """The arguments of required(...)/installed(...): quoted strings (a quoted argument may hold
+    commas), or bare words."""
+    if not any(quote in text for quote in "\"'"):
+        return [a.strip() for a in text.split(",")] if text.strip() else []
+    try:
+        values = ast.literal_eval(f"({text},)")
+    except (SyntaxError, ValueError):
+        values = None
+    if not isinstance(values, tuple) or not all(isinstance(v, str) for v in values):
+        raise InputError(
+            where,
+            f"cannot read the arguments {text!r}",
+            'quote each one: required("name", ">=1.0.0 <2.0.0", "channel")',
+        )
+    return [v.strip() for v in values]
+
+
+def _check_keys(body: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    unknown = sorted(set(body) - set(allowed))
+    if unknown:
+        raise InputError(
+            f"{where}.{unknown[0]}", "unknown field", f"fields are {', '.join(allowed)}"
+        )
+    if not isinstance(body.get("name"), str) or not body["name"]:
+        raise InputError(f"{where}.name", "a package name is required")
+
+
+def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
+    _check_keys(
+        body, ("name", "versionRange", "channel", "catalog", "ignoreVersions", "within"), where
+    )
+    ignore = body.get("ignoreVersions") or []
+    if not isinstance(ignore, list):
+        raise InputError(f"{where}.ignoreVersions", "expected a list of versions")
+    return required_from_parts(
+        body["name"],
+        _text(body.get("versionRange")),
+        channel=_text(body.get("channel")),
+        catalog=_text(body.get("catalog")),
+        ignore=[str(v) for v in ignore],
+        within_text=_text(body.get("within")),
+        where=where,
+    )
+
+
+def _installed(body: Mapping[str, Any], where: str) -> InstalledBundle:
+    _check_keys(body, ("name", "version", "channel", "catalog", "bundle"), where)
+    version = _text(body.get("version"))
+    if not version:
+        raise InputError(f"{where}.version", "the installed version is required")
+    return InstalledBundle(
+        body["name"],
+        parse_version(version, f"{where}.version", tolerant=True),
+        _text(body.get("channel")),
+        _text(body.get("catalog")),
+        _text(body.get("bundle")),
+    )
+
+
+def _catalog_entry(raw: Any, base: Path, where: str) -> CatalogSpec:
+    if not isinstance(raw, Mapping) or not raw.get("path"):
+        raise InputError(where, "expected {path: ..., name: ..., priority: ...}")
+    path = Path(str(raw["path"]))
+    if not path.is_absolute():
+        path = base / path
+    priority = raw.get("priority", 0)
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise InputError(f"{where}.priority", "expected an integer")
+    return CatalogSpec(str(path), _text(raw.get("name")), priority)
+
+
+def _exclude_entry(raw: Any, where: str) -> PropertyRestriction:
+    fields = (raw.get("type"), raw.get("value")) if isinstance(raw, Mapping) else (None, None)
+    if any(value is None or value == "" for value in fields):
+        raise InputError(
+            where, "expected {type: ..., value: ...}", "e.g. {type: olm.label, value: beta}"
+        )
+    return PropertyRestriction(str(fields[0]), str(fields[1]))
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _optional_version(value: Any, where: str) -> Version | None:
+    if value is None:
+        return None
+    return parse_version(str(value), where, tolerant=True)

@@ -1,0 +1,39 @@
+"""One resolution as a front door asks for it: another pipeline file, a trace file, a deadline.
+
+The CLI (``deppy resolve``), the service and the controller ask the same question here, so a
+``--pipeline``/``--trace`` option means the same everywhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deppy.catalog.catalog_set import BundleSource
+from deppy.pipeline.engine import Pipeline
+from deppy.pipeline.trace import trace_file
+from deppy.resolution.answer import Resolution
+from deppy.resolution.node_library import DOMAIN, load_pipeline
+from deppy.resolution.request import ResolutionRequest
+from deppy.resolution.resolver import resolve_in_pipeline
+
+
+def resolve_with_options(
+    catalogs: BundleSource,
+    request: ResolutionRequest,
+    *,
+    timeout: float | None,
+    pipeline: Pipeline | None,
+    trace: Path | None,
+) -> Resolution:
+    """Resolve with ``pipeline`` (default: the shipped one), recording to ``trace`` if given."""
+    if trace is None:
+        return resolve_in_pipeline(catalogs, request, timeout=timeout, pipeline=pipeline)
+    with trace_file(trace, DOMAIN) as writer:
+        return resolve_in_pipeline(
+            catalogs, request, timeout=timeout, pipeline=pipeline, sink=writer
+        )
+
+
+def check_pipeline(pipeline_file: Path | None) -> Pipeline | None:
+    """Reject a bad pipeline file before catalogs are loaded (they take seconds)."""
+    return load_pipeline(str(pipeline_file)) if pipeline_file is not None else None

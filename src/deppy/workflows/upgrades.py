@@ -1,0 +1,166 @@
+"""Which updates an installed bundle has: along its channel, and only by switching channel.
+
+The first kind is what the resolver will do on its own (it follows the installed bundle's
+channel); the second needs the user to change the subscription — the seed's
+``CrossChannelUpdateFound`` condition. Both are read from the same upgrade edges the resolver
+uses, and each comes with the step-by-step path to its newest bundle. When cluster versions are
+given, updates the cluster cannot run are kept but marked, with the resolver's own reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.model import Bundle, Channel
+from deppy.catalog.upgrade_edges import forward_targets, upgrade_graph
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.facts import ClusterIncompatible
+from deppy.resolution.installed import locate_installed
+from deppy.resolution.nodes import RuntimeConstraints
+from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
+
+__all__ = ["ChannelUpdates", "UpgradeReport", "cluster_refusals", "upgrade_reports"]
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    bundle: Bundle
+    blocked: tuple[str, ...]  # why the cluster cannot run it; empty when it can
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelUpdates:
+    """Updates reachable in one channel of one catalog, newest first, and the path to the
+    newest one the cluster can run (the one the resolver would pick)."""
+
+    catalog: str
+    channel: str
+    updates: tuple[Update, ...]
+    path: tuple[Bundle, ...]  # from the installed bundle to ``newest``, both included
+
+    @property
+    def newest(self) -> Bundle | None:
+        runnable = [u.bundle for u in self.updates if not u.blocked]
+        return runnable[0] if runnable else None
+
+    def as_dict(self) -> dict[str, Any]:
+        newest = self.newest
+        return {
+            "catalog": self.catalog,
+            "channel": self.channel,
+            "updates": [
+                {
+                    "version": str(u.bundle.version),
+                    "bundle": u.bundle.name,
+                    **({"blocked": list(u.blocked)} if u.blocked else {}),
+                }
+                for u in self.updates
+            ],
+            "newest": newest.name if newest else None,
+            "path": [b.name for b in self.path],
+            "blockedSteps": [u.bundle.name for u in self.blocked_steps()],
+        }
+
+    def blocked_steps(self) -> list[Update]:
+        """Bundles on the path that the cluster cannot run (a step OLM would have to take)."""
+        on_path = set(self.path[1:-1])
+        return [u for u in self.updates if u.blocked and u.bundle in on_path]
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeReport:
+    installed: InstalledBundle
+    bundle: Bundle
+    in_catalog: bool
+    channel: ChannelUpdates | None
+    other_channels: tuple[ChannelUpdates, ...]
+
+    @property
+    def cross_channel_update_found(self) -> bool:
+        """Newer bundles exist only if the subscription changes channel (or catalog)."""
+        return any(u.updates for u in self.other_channels)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "package": self.installed.package,
+            "installed": str(self.installed.version),
+            "bundle": self.bundle.name,
+            "catalog": self.bundle.catalog,
+            "inCatalog": self.in_catalog,
+            "channel": self.channel.as_dict() if self.channel else None,
+            "crossChannelUpdateFound": self.cross_channel_update_found,
+            "otherChannels": [c.as_dict() for c in self.other_channels if c.updates],
+        }
+
+
+def upgrade_reports(
+    source: BundleSource, installed: Sequence[InstalledBundle], cluster: ClusterFacts
+) -> tuple[list[UpgradeReport], list[str]]:
+    """One report per installed bundle, in the order given, and the warnings met."""
+    context = ResolutionContext.create(
+        source, ResolutionRequest(installed=tuple(installed), cluster=cluster)
+    )
+    return [_report(item, context) for item in installed], context.warnings
+
+
+def _report(installed: InstalledBundle, context: ResolutionContext) -> UpgradeReport:
+    location = locate_installed(installed, context)
+    start = location.bundle
+    here = None
+    if location.channel is not None:
+        catalog = _catalog_of(location.channel, context) if location.synthetic else start.catalog
+        here = _updates(start, location.channel, catalog, context, set())
+    offered = {u.bundle for u in here.updates} if here is not None else set()
+    others: list[ChannelUpdates] = []
+    for catalog in context.catalogs.catalogs_with(installed.package):
+        for channel in context.catalogs.channels(catalog, installed.package):
+            if here is not None and (catalog, channel.name) == (here.catalog, here.channel):
+                continue
+            found = _updates(start, channel, catalog, context, offered)
+            if found.updates:
+                others.append(found)
+    return UpgradeReport(installed, start, not location.synthetic, here, tuple(others))
+
+
+def _catalog_of(channel: Channel, context: ResolutionContext) -> str:
+    """The catalog a channel came from, for an installed bundle no catalog lists any more."""
+    catalogs = context.catalogs
+    found = (
+        c
+        for c in catalogs.catalogs_with(channel.package)
+        if channel in catalogs.channels(c, channel.package)
+    )
+    return next(found, "")
+
+
+def _updates(
+    start: Bundle,
+    channel: Channel,
+    catalog: str,
+    context: ResolutionContext,
+    exclude: set[Bundle],
+) -> ChannelUpdates:
+    members = {
+        b.name: b for b in context.catalogs.bundles_of(channel.package) if b.catalog == catalog
+    }
+    versions = {name: b.version for name, b in members.items()}
+    versions[start.name] = start.version
+    graph = upgrade_graph(channel, versions)
+    targets = forward_targets(graph, start.name, start.version, members)
+    updates = tuple(Update(b, cluster_refusals(b, context)) for b in targets if b not in exclude)
+    newest = next((u.bundle for u in updates if not u.blocked), None)
+    names = graph.path(start.name, newest.name) if newest is not None else []
+    path = tuple(members.get(name, start) for name in names)
+    return ChannelUpdates(catalog, channel.name, updates, path)
+
+
+def cluster_refusals(bundle: Bundle, context: ResolutionContext) -> tuple[str, ...]:
+    """The resolver's own reasons for refusing the bundle on the context's cluster."""
+    return tuple(
+        fact.reason
+        for fact in RuntimeConstraints.violations(bundle, context)
+        if isinstance(fact, ClusterIncompatible)
+    )
