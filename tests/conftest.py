@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.kube import KubeCluster, start_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("DEPPY_SHARED", ROOT.parent / "shared")).resolve()
@@ -33,3 +36,9 @@ def shared_path(*parts: str) -> Path:
             pytrace=False,
         )
     return path
+
+
+@pytest.fixture(scope="session")
+def kube() -> Iterator[KubeCluster]:
+    """A real kube-apiserver for the session (../shared/k8s); skips with a message without one."""
+    yield from start_cluster(SHARED)

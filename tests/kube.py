@@ -1,0 +1,102 @@
+"""A real Kubernetes API server for the cluster and controller tests (../shared/k8s).
+
+One control plane per test session (kube-apiserver 1.20 + etcd + kube-controller-manager for
+namespace deletion and garbage collection), started by ``start.sh`` and always stopped by
+``stop.sh``. Tests that need it take the ``kube`` fixture; without ``../shared/k8s`` (and without
+``DEPPY_TEST_KUBECONFIG`` naming a throw-away cluster) they skip with a message. A user's own
+``KUBECONFIG`` is never used: the tests create CRDs and namespaces.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+TEST_KUBECONFIG = "DEPPY_TEST_KUBECONFIG"
+
+
+@dataclass(frozen=True)
+class KubeCluster:
+    """Where the test API server is: its kubeconfig, and the matching kubectl (if shipped)."""
+
+    kubeconfig: Path
+    kubectl_path: Path | None
+    run_dir: Path | None
+
+    def kubectl(self, *args: str, input: str | None = None, check: bool = True) -> str:
+        """Run kubectl against the test server; returns stdout, fails the test on error."""
+        if self.kubectl_path is None:
+            pytest.skip("no kubectl beside the test cluster")
+        done = subprocess.run(
+            [str(self.kubectl_path), f"--kubeconfig={self.kubeconfig}", *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=None if input is not None else subprocess.DEVNULL,
+        )
+        if check and done.returncode != 0:
+            pytest.fail(f"kubectl {' '.join(args)} failed: {done.stderr.strip()}", pytrace=False)
+        return done.stdout
+
+    def new_namespace(self, prefix: str = "t") -> str:
+        """A fresh namespace for one test (deleted with the server at the end of the session)."""
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        self.kubectl("create", "namespace", name)
+        return name
+
+
+def start_cluster(shared: Path) -> Iterator[KubeCluster]:
+    """Start ../shared/k8s for the session, or use DEPPY_TEST_KUBECONFIG; else skip."""
+    given = os.environ.get(TEST_KUBECONFIG)
+    if given:
+        yield KubeCluster(Path(given), None, None)
+        return
+    start, stop = shared / "k8s" / "start.sh", shared / "k8s" / "stop.sh"
+    if not start.exists():
+        pytest.skip(
+            f"no test cluster: {start} is missing and {TEST_KUBECONFIG} is not set "
+            "(CI provides ../shared/k8s)"
+        )
+    done = subprocess.run(
+        ["bash", str(start)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+        env={**os.environ, "K8S_RUN": ""},
+    )
+    if done.returncode != 0:
+        pytest.fail(f"../shared/k8s/start.sh failed:\n{done.stderr[-4000:]}", pytrace=False)
+    exports: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        words = shlex.split(line)
+        if len(words) == 2 and words[0] == "export" and "=" in words[1]:
+            key, _, value = words[1].partition("=")
+            exports[key] = value
+    run_dir = Path(exports["K8S_RUN"])
+    saved = os.environ.get("KUBECONFIG")
+    os.environ["KUBECONFIG"] = exports["KUBECONFIG"]
+    try:
+        kubectl = Path(exports["K8S_BIN"]) / "kubectl"
+        yield KubeCluster(
+            Path(exports["KUBECONFIG"]), kubectl if kubectl.exists() else None, run_dir
+        )
+    finally:
+        if saved is None:
+            os.environ.pop("KUBECONFIG", None)
+        else:
+            os.environ["KUBECONFIG"] = saved
+        subprocess.run(
+            ["bash", str(stop), str(run_dir)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+        )
