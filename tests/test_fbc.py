@@ -560,3 +560,18 @@ def test_deprecations(tmp_path: Path) -> None:
     assert "bundle a.v7.0.0 is not a bundle of a" in text
     assert "entry 5: a reference to olm.channel needs the olm.channel name" in text
     assert len(cat.problems) == 2
+
+
+def test_a_catalog_held_in_memory_loads_as_the_same_catalog_from_disk(tmp_path: Path) -> None:
+    """An FBC from an HTTP body or ConfigMap keys gives the catalog its files would give."""
+    from deppy.catalog.fbc import load_catalog_documents
+
+    root = shared_path("catalogs", "community-operators-prod-v4.18", "etcd")
+    files = {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+    from_disk = load_catalog(root, name="c")
+    in_memory = load_catalog_documents(files, name="c", where="http://127.0.0.1/api/v1/all")
+    assert sorted(in_memory.bundles) == sorted(from_disk.bundles)
+    assert in_memory.bundles == from_disk.bundles
+    assert in_memory.packages == from_disk.packages

@@ -20,7 +20,7 @@ import base64
 import binascii
 import gc
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ from deppy.catalog.properties import interpret, parse_range
 from deppy.catalog.semver import VersionError
 from deppy.errors import InputError
 
-__all__ = ["load_catalog"]
+__all__ = ["load_catalog", "load_catalog_documents"]
 
 SCHEMA_PACKAGE = "olm.package"
 SCHEMA_CHANNEL = "olm.channel"
@@ -139,8 +139,13 @@ class _Loader:
         except OSError as err:
             self.problem("", f"cannot read: {err.strerror}")
             return
+        self.load_bytes(str(path), data, path.suffix.lower())
+
+    def load_bytes(self, label: str, data: bytes, suffix: str) -> None:
+        """One file's content, named ``label`` in problems; ``suffix`` hints JSON or YAML."""
+        self.file = label
         file_problems: list[tuple[str, str]] = []
-        docs = read_docs(data, path.suffix.lower(), file_problems)
+        docs = read_docs(data, suffix, file_problems)
         for where, why in file_problems:
             self.problem(where, why)
         for doc in docs:
@@ -531,13 +536,36 @@ def load_catalog(
         raise InputError(str(root), "catalog directory cannot be read", "check its permissions")
     catalog_name = name if name is not None else (root.name if root.is_dir() else root.stem)
     loader = _Loader(root, catalog_name, priority)
+    return _loaded(loader, str(root), lambda: _load_files(loader, root))
+
+
+def load_catalog_documents(
+    files: Mapping[str, bytes], *, name: str, priority: int = 0, where: str
+) -> Catalog:
+    """An FBC held in memory — an HTTP response (catalogd's ``/api/v1/all``), the keys of a
+    ConfigMap — each entry one file's bytes, named by its key. ``where`` names the whole source
+    in errors (a URL, a ConfigMap). Same rules and problems as :func:`load_catalog`."""
+    loader = _Loader(Path(where), name, priority)
+
+    def load() -> None:
+        for key in sorted(files):
+            loader.load_bytes(f"{where}: {key}" if key else where, files[key], Path(key).suffix)
+
+    return _loaded(loader, where, load)
+
+
+def _load_files(loader: _Loader, root: Path) -> None:
+    for rel in catalog_files(root, loader.problems):
+        loader.load_file(rel)
+
+
+def _loaded(loader: _Loader, where: str, load: Callable[[], None]) -> Catalog:
     # Loading allocates millions of long-lived, acyclic objects: every cyclic-GC pass would walk
     # all of them again for nothing (it made loading ~40% slower), so the collector rests meanwhile.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for rel in catalog_files(root, loader.problems):
-            loader.load_file(rel)
+        load()
         catalog = loader.finish()
     finally:
         if collecting:
@@ -545,7 +573,7 @@ def load_catalog(
     if not catalog.bundles:
         first = f" (first problem: {catalog.problems[0]})" if catalog.problems else ""
         raise InputError(
-            str(root),
+            where,
             f"no valid bundle found in the catalog: {len(catalog.problems)} problems{first}",
             "point at a File-Based Catalog directory (olm.package/olm.channel/olm.bundle objects)",
         )
