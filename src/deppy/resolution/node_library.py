@@ -23,6 +23,7 @@ from deppy.resolution.answer import Resolution
 from deppy.resolution.collector import resolution_of_core, resolution_of_selection
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.declarative_nodes import FilterProcessor, StaticVariableProducer
+from deppy.resolution.minimal_version import PreferLowestDependencies
 from deppy.resolution.nodes import (
     BundlesAndDependencies,
     GlobalConstraints,
@@ -50,7 +51,11 @@ class _Process:
     """A variable source that reads the variables of its inputs."""
 
     def __init__(
-        self, source: BundlesAndDependencies | RuntimeConstraints | GlobalConstraints
+        self,
+        source: BundlesAndDependencies
+        | RuntimeConstraints
+        | GlobalConstraints
+        | PreferLowestDependencies,
     ) -> None:
         self.source = source
 
@@ -121,6 +126,12 @@ def _library() -> NodeLibrary:
             "at most one bundle per package and one package per provided API",
         ),
         (
+            "prefer-lowest-dependencies",
+            processor,
+            lambda: _Process(PreferLowestDependencies()),
+            "dependencies and installed bundles prefer their lowest versions (minimal-version)",
+        ),
+        (
             "output-collector",
             consumer,
             OutputCollector,
@@ -168,6 +179,14 @@ def default_pipeline_path() -> str:
 @functools.cache
 def default_pipeline() -> Pipeline:
     return Pipeline(load_pipeline_file(default_pipeline_path()), LIBRARY)
+
+
+@functools.cache
+def minimal_version_pipeline() -> Pipeline:
+    """The minimal-version preference (``data/pipelines/minimal-version.yaml``)."""
+    return Pipeline(
+        load_pipeline_file(str(data_path("pipelines", "minimal-version.yaml"))), LIBRARY
+    )
 
 
 def load_pipeline(path: str) -> Pipeline:

@@ -203,7 +203,18 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
     if not isinstance(data, Mapping) or not isinstance(data.get("spec"), Mapping):
         raise InputError(where, "expected an ActiveResolution with a 'spec' mapping")
     spec = data["spec"]
+    request = request_from_spec(spec, where)
     base = Path(path).parent
+    catalogs = [
+        _catalog_entry(c, base, f"{where}: spec.catalogs[{n}]")
+        for n, c in enumerate(_list(spec, "catalogs", where))
+    ]
+    return request, catalogs
+
+
+def request_from_spec(spec: Mapping[str, Any], where: str) -> ResolutionRequest:
+    """The request of an ActiveResolution ``spec`` (a file's, or an object's on a cluster);
+    errors name ``where`` and the field (``spec.constraints[2].required.name``)."""
     required: list[RequiredPackage] = []
     installed: list[InstalledBundle] = []
     for n, item in enumerate(_list(spec, "constraints", where)):
@@ -214,10 +225,6 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
         else:
             installed.append(_installed(body, f"{here}.installed"))
     sources = tuple(str(s) for s in _list(spec, "sources", where))
-    catalogs = [
-        _catalog_entry(c, base, f"{where}: spec.catalogs[{n}]")
-        for n, c in enumerate(_list(spec, "catalogs", where))
-    ]
     cluster_raw = spec.get("cluster") or {}
     if not isinstance(cluster_raw, Mapping):
         raise InputError(f"{where}: spec.cluster", "expected a mapping")
@@ -233,8 +240,7 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
         _exclude_entry(e, f"{where}: spec.exclude[{n}]")
         for n, e in enumerate(_list(spec, "exclude", where))
     )
-    request = ResolutionRequest(tuple(required), tuple(installed), cluster, sources, exclude)
-    return request, catalogs
+    return ResolutionRequest(tuple(required), tuple(installed), cluster, sources, exclude)
 
 
 def _list(spec: Mapping[str, Any], key: str, where: str) -> list[Any]:

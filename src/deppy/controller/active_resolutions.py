@@ -1,0 +1,140 @@
+"""An ActiveResolution's status, from its spec and the loaded catalogs.
+
+The answer comes from ``workflows.resolve.resolve_with_options`` — what ``deppy resolve -f``
+runs — so the selection and the explanation are the CLI's. Reasons of the ``Resolved``
+condition: ``Resolved``, ``Unsatisfiable`` (with the explanation, text and structured),
+``InvalidSpec`` (the message names the field), ``CatalogUnavailable`` (a catalog it uses was
+deleted or does not load; the last good selection stays), ``DeadlineExceeded``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.conditions import now, set_condition
+from deppy.controller.requests import active_resolution_request
+from deppy.errors import InputError
+from deppy.explain import explanation_as_dict, explanation_as_text
+from deppy.resolution.answer import Resolution
+from deppy.resolution.request import ClusterFacts
+from deppy.solver import SolveTimeout
+from deppy.workflows.resolve import resolve_with_options
+
+RESOLVED = "Resolved"
+UNSATISFIABLE = "Unsatisfiable"
+INVALID_SPEC = "InvalidSpec"
+CATALOG_UNAVAILABLE = "CatalogUnavailable"
+DEADLINE_EXCEEDED = "DeadlineExceeded"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What to write: fields replacing the status's, for the generation they answer."""
+
+    generation: int
+    fields: dict[str, Any]
+    reason: str
+    message: str
+
+    def status(self, current: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The status patch for ``current`` (None when it moved to another generation)."""
+        if current["metadata"].get("generation", 0) != self.generation:
+            return None
+        old = current.get("status") or {}
+        conditions = set_condition(
+            old.get("conditions"),
+            "Resolved",
+            self.reason == RESOLVED,
+            self.reason,
+            self.message,
+            generation=self.generation,
+        )
+        return {**self.fields, "observedGeneration": self.generation, "conditions": conditions}
+
+
+def selection_text(resolution: Resolution) -> list[str]:
+    return [
+        f"{s.catalog}:{s.package}:{s.version}:{s.channel or ''}" for s in resolution.selection or ()
+    ]
+
+
+def uses_catalog(body: Mapping[str, Any], name: str) -> bool:
+    sources = (body.get("spec") or {}).get("sources") or []
+    return not sources or name in sources
+
+
+def up_to_date(body: Mapping[str, Any], cache: CatalogCache) -> bool:
+    """Already answered for this spec and these catalog contents."""
+    status = body.get("status") or {}
+    if status.get("observedGeneration") != body["metadata"].get("generation"):
+        return False
+    reason = next(
+        (c.get("reason") for c in status.get("conditions") or () if c.get("type") == "Resolved"),
+        None,
+    )
+    if reason not in (RESOLVED, UNSATISFIABLE, INVALID_SPEC):
+        return False
+    if reason == INVALID_SPEC:
+        return True
+    sources = (body.get("spec") or {}).get("sources") or []
+    view = cache.view(sources)
+    used = [(c.get("name"), c.get("digest")) for c in status.get("catalogs") or ()]
+    return not view.unavailable and used == list(view.used)
+
+
+def resolve_active_resolution(
+    body: Mapping[str, Any], cache: CatalogCache, cluster: ClusterFacts
+) -> Outcome:
+    generation = int(body["metadata"].get("generation", 0))
+    try:
+        request, timeout = active_resolution_request(body, cluster)
+    except InputError as error:
+        return Outcome(generation, {}, INVALID_SPEC, str(error))
+    view = cache.view(request.sources)
+    if view.unavailable or view.source is None:
+        missing = "; ".join(f"catalog {n}: {why}" for n, why in view.unavailable)
+        kept = " (the selection shown is the last good result)" if body.get("status") else ""
+        return Outcome(
+            generation,
+            {},
+            CATALOG_UNAVAILABLE,
+            (missing or "no Catalog is loaded; create a Catalog") + kept,
+        )
+    catalogs = [{"name": n, "digest": d} for n, d in view.used]
+    try:
+        resolution = resolve_with_options(
+            view.source, request, timeout=timeout, pipeline=None, trace=None
+        )
+    except SolveTimeout:
+        return Outcome(
+            generation,
+            {},
+            DEADLINE_EXCEEDED,
+            f"the resolution did not finish in {timeout:g} s; raise spec.timeoutSeconds or "
+            "narrow the request (versions, channels, spec.sources)",
+        )
+    except InputError as error:
+        return Outcome(generation, {}, INVALID_SPEC, str(error))
+    fields: dict[str, Any] = {
+        "catalogs": catalogs,
+        "warnings": list(resolution.warnings),
+        "resolvedAt": now(),
+    }
+    if resolution.resolved:
+        fields["selection"] = selection_text(resolution)
+        fields["bundles"] = [s.as_dict() for s in resolution.selection or ()]
+        fields["explanation"] = None
+        count = len(fields["selection"])
+        return Outcome(generation, fields, RESOLVED, f"{count} bundles selected")
+    explanation = resolution.explanation
+    assert explanation is not None
+    fields["selection"] = []
+    fields["bundles"] = []
+    fields["explanation"] = {
+        "text": explanation_as_text(explanation),
+        "structured": explanation_as_dict(explanation),
+    }
+    return Outcome(generation, fields, UNSATISFIABLE, explanation.summary)

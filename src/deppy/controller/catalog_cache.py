@@ -1,0 +1,109 @@
+"""The catalogs the controller has loaded: the last good content of each, and its health.
+
+This is the controller's only state besides kopf's, and it is a cache: every replica rebuilds it
+from the Catalog objects. A catalog that fails to load keeps its last good content (and says
+so in its status); resolutions that use an unavailable catalog are not re-resolved against it —
+they are marked ``CatalogUnavailable`` and keep their last result. The set of catalogs a
+resolution sees is built once per combination of contents and reused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.model import Catalog
+
+_SETS_KEPT = 8
+
+
+@dataclass
+class CatalogEntry:
+    name: str
+    catalog: Catalog | None = None
+    digest: str = ""
+    error: str | None = None  # why it is unavailable now (None: healthy)
+    loaded_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogView:
+    """What one resolution may use: the catalogs, what it used (name, digest), what is missing."""
+
+    source: CatalogSet | None
+    used: tuple[tuple[str, str], ...]
+    unavailable: tuple[tuple[str, str], ...]  # (name, why)
+
+
+@dataclass
+class CatalogCache:
+    entries: dict[str, CatalogEntry] = field(default_factory=dict)
+    _sets: OrderedDict[tuple[tuple[str, str, int], ...], CatalogSet] = field(
+        default_factory=OrderedDict
+    )
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def loaded(self, name: str, catalog: Catalog, digest: str, when: str) -> None:
+        with self._lock:
+            self.entries[name] = CatalogEntry(name, catalog, digest, None, when)
+
+    def reprioritised(self, name: str, priority: int) -> bool:
+        """Keep the content, change its priority; False when there is no content."""
+        with self._lock:
+            entry = self.entries.get(name)
+            if entry is None or entry.catalog is None:
+                return False
+            if entry.catalog.priority != priority:
+                entry.catalog = dataclasses.replace(entry.catalog, priority=priority)
+            return True
+
+    def failed(self, name: str, why: str) -> CatalogEntry:
+        with self._lock:
+            entry = self.entries.setdefault(name, CatalogEntry(name))
+            entry.error = why
+            return entry
+
+    def removed(self, name: str) -> None:
+        with self._lock:
+            self.entries[name] = CatalogEntry(name, None, "", "the Catalog was deleted")
+
+    def digest(self, name: str) -> str:
+        entry = self.entries.get(name)
+        return entry.digest if entry is not None else ""
+
+    def names(self) -> list[str]:
+        return sorted(n for n, e in self.entries.items() if e.catalog is not None)
+
+    def view(self, sources: Sequence[str]) -> CatalogView:
+        """The catalogs named in ``sources`` (all known ones when empty)."""
+        with self._lock:
+            wanted = list(dict.fromkeys(sources)) or sorted(
+                n for n, e in self.entries.items() if e.catalog is not None or e.error
+            )
+            unavailable: list[tuple[str, str]] = []
+            usable: list[CatalogEntry] = []
+            for name in wanted:
+                entry = self.entries.get(name)
+                if entry is None:
+                    unavailable.append((name, "no Catalog of this name is loaded"))
+                elif entry.error is not None or entry.catalog is None:
+                    unavailable.append((name, entry.error or "not loaded yet"))
+                else:
+                    usable.append(entry)
+            used = tuple((e.name, e.digest) for e in usable)
+            if not usable:
+                return CatalogView(None, used, tuple(unavailable))
+            key = tuple((e.name, e.digest, e.catalog.priority) for e in usable if e.catalog)
+            found = self._sets.get(key)
+            if found is None:
+                found = CatalogSet(e.catalog for e in usable if e.catalog is not None)
+                self._sets[key] = found
+                while len(self._sets) > _SETS_KEPT:
+                    self._sets.popitem(last=False)
+            else:
+                self._sets.move_to_end(key)
+            return CatalogView(found, used, tuple(unavailable))

@@ -1,0 +1,168 @@
+"""Where a Catalog's content comes from: an HTTP FBC stream, ConfigMaps, or a mounted directory.
+
+``catalog_source`` reads and checks ``spec.source`` (exactly one kind; the API server checks
+that too, this names the field when a client skipped validation). HTTP bodies and ConfigMap
+keys are loaded with ``load_catalog_documents`` (the directory loader's rules, in memory); a
+ConfigMap's ``binaryData`` may hold gzip (``catalog.json.gz``). The digest is a sha256 over the
+content, so an unchanged catalog is never loaded, nor resolved against, twice.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import os
+import re
+import urllib.error
+import urllib.request
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deppy.catalog.bundle_tree import load_any_catalog
+from deppy.catalog.fbc import load_catalog_documents
+from deppy.catalog.model import Catalog
+from deppy.errors import InputError
+
+DEFAULT_POLL_SECONDS = 600.0
+HTTP_TIMEOUT = 60.0
+_DURATION = re.compile(r"([0-9]+(?:\.[0-9]+)?)(s|m|h)")
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogSource:
+    """``spec`` of a Catalog, checked."""
+
+    name: str
+    priority: int
+    kind: str  # http | configMap | path
+    url: str = ""
+    poll_seconds: float = DEFAULT_POLL_SECONDS
+    namespace: str = ""
+    config_maps: tuple[str, ...] = ()
+    path: str = ""
+
+    @property
+    def where(self) -> str:
+        if self.kind == "http":
+            return self.url
+        if self.kind == "configMap":
+            return f"ConfigMap {self.namespace}/{','.join(self.config_maps)}"
+        return self.path
+
+
+def parse_duration(text: str, where: str) -> float:
+    parts = _DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        raise InputError(where, f"cannot read the duration {text!r}", "write e.g. 30s, 10m or 1h")
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def catalog_source(body: Mapping[str, Any]) -> CatalogSource:
+    name = str((body.get("metadata") or {}).get("name", "?"))
+    where = f"Catalog {name}: spec"
+    spec = body.get("spec") or {}
+    priority = spec.get("priority", 0)
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise InputError(f"{where}.priority", "expected an integer")
+    source = spec.get("source") or {}
+    kinds = [k for k in ("http", "configMap", "path") if source.get(k)]
+    if len(kinds) != 1:
+        raise InputError(
+            f"{where}.source",
+            f"exactly one of http, configMap, path is needed, not {len(kinds)}",
+        )
+    kind, value = kinds[0], source[kinds[0]]
+    here = f"{where}.source.{kind}"
+    if kind == "http":
+        url = str(value.get("url") or "")
+        if not url.startswith(("http://", "https://")):
+            raise InputError(f"{here}.url", "expected an http(s):// URL of an FBC stream")
+        poll = value.get("pollInterval")
+        seconds = parse_duration(str(poll), f"{here}.pollInterval") if poll else None
+        return CatalogSource(
+            name, priority, kind, url=url, poll_seconds=seconds or DEFAULT_POLL_SECONDS
+        )
+    if kind == "configMap":
+        names = value.get("names") or []
+        if not value.get("namespace") or not names:
+            raise InputError(here, "expected {namespace: NS, names: [CONFIGMAP, ...]}")
+        return CatalogSource(
+            name,
+            priority,
+            kind,
+            namespace=str(value["namespace"]),
+            config_maps=tuple(str(n) for n in names),
+        )
+    return CatalogSource(name, priority, kind, path=str(value.get("path") or ""))
+
+
+def fetch_http(url: str, timeout: float = HTTP_TIMEOUT) -> dict[str, bytes]:
+    """The body of an FBC stream (gzip-encoded or not); raises OSError when unreachable."""
+    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body: bytes = response.read()
+            encoding = response.headers.get("Content-Encoding", "")
+    except urllib.error.HTTPError as error:
+        raise OSError(f"GET {url}: HTTP {error.code} {error.reason}") from None
+    except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
+        reason = getattr(error, "reason", error)
+        raise OSError(f"GET {url}: {reason}") from None
+    if encoding == "gzip" or body[:2] == b"\x1f\x8b":
+        body = gzip.decompress(body)
+    return {"all.json": body}
+
+
+def config_map_files(config_maps: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
+    """Every key of the ConfigMaps as a file: ``data`` as UTF-8, ``binaryData`` decoded and,
+    when gzip, decompressed (``.gz`` dropped from the name so the format is still guessed)."""
+    files: dict[str, bytes] = {}
+    for config_map in config_maps:
+        prefix = (config_map.get("metadata") or {}).get("name", "")
+        for key, text in sorted((config_map.get("data") or {}).items()):
+            files[f"{prefix}/{key}"] = str(text).encode()
+        for key, encoded in sorted((config_map.get("binaryData") or {}).items()):
+            raw = base64.b64decode(encoded)
+            if raw[:2] == b"\x1f\x8b":
+                raw = gzip.decompress(raw)
+                key = key.removesuffix(".gz")
+            files[f"{prefix}/{key}"] = raw
+    return files
+
+
+def digest_of(files: Mapping[str, bytes]) -> str:
+    sha = hashlib.sha256()
+    for key in sorted(files):
+        sha.update(key.encode() + b"\0" + hashlib.sha256(files[key]).digest())
+    return "sha256:" + sha.hexdigest()
+
+
+def directory_digest(root: str) -> str:
+    sha = hashlib.sha256()
+    base = Path(root)
+    if base.is_file():
+        return digest_of({base.name: base.read_bytes()})
+    for directory, subdirs, names in os.walk(base):
+        subdirs.sort()
+        for name in sorted(names):
+            path = Path(directory) / name
+            sha.update(str(path.relative_to(base)).encode() + b"\0")
+            sha.update(hashlib.sha256(path.read_bytes()).digest())
+    return "sha256:" + sha.hexdigest()
+
+
+def load_files(source: CatalogSource, files: Mapping[str, bytes]) -> Catalog:
+    return load_catalog_documents(
+        files, name=source.name, priority=source.priority, where=source.where
+    )
+
+
+def load_path(source: CatalogSource) -> tuple[Catalog, str]:
+    if not Path(source.path).exists():
+        raise OSError(f"{source.path}: no such directory in the controller's pod")
+    digest = directory_digest(source.path)
+    return load_any_catalog(source.path, name=source.name, priority=source.priority), digest

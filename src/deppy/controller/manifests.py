@@ -1,0 +1,256 @@
+"""Everything a cluster needs to run deppy, as plain objects for ``kubectl apply -f -``.
+
+The CRDs (``crds``), the seed's five default InputClasses, the default ProvisionerClass
+``deppy.resolveset`` (approval: Android), kopf's peering CRDs (two replicas never both write:
+the one with the higher priority works, the other waits), a ServiceAccount, a least-privilege
+ClusterRole and its binding, and a Deployment running ``deppy controller``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from deppy.controller.crds import API_VERSION, GROUP, all_crds
+
+DEFAULT_NAMESPACE = "deppy-system"
+DEFAULT_IMAGE = "deppy:latest"
+SERVICE_ACCOUNT = "deppy-controller"
+PROVISIONER = "deppy.io/resolver"
+RESOLVESET_CLASS = "deppy.resolveset"
+HEALTH_PORT = 8080
+PEERING_NAME = "deppy"
+
+# The seed's defaults; minimal-version has its own switch (the seed's copy says force: true,
+# which would bypass the solver it relies on).
+_CLUSTER_NOW = [
+    {"type": "minKubeVersion", "value": ">= 1.20"},
+    {"type": "minOCPVersion", "value": ">= 4.7"},
+]
+DEFAULT_INPUT_CLASSES: dict[str, dict[str, Any]] = {
+    "subscription": {"generateInputsForDependencies": True},
+    "force": {"force": True},
+    "minimal-version": {"minimalVersion": True},
+    "dry-run": {"dryRun": True},
+    "dry-run-next": {"dryRun": True, "nextClusterVersion": True},
+}
+
+
+def input_classes() -> list[dict[str, Any]]:
+    found = []
+    for name, switches in DEFAULT_INPUT_CLASSES.items():
+        parameters: dict[str, Any] = {
+            "force": False,
+            "minimalVersion": False,
+            "generateInputsForDependencies": False,
+            "dryRun": False,
+            "nextClusterVersion": False,
+            "trace": False,
+            **switches,
+            "constraints": _CLUSTER_NOW,
+        }
+        found.append(
+            {
+                "apiVersion": API_VERSION,
+                "kind": "InputClass",
+                "metadata": {"name": name},
+                "parameters": parameters,
+            }
+        )
+    return found
+
+
+def provisioner_class() -> dict[str, Any]:
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "ProvisionerClass",
+        "metadata": {"name": RESOLVESET_CLASS},
+        "provisioner": PROVISIONER,
+        "parameters": {"approval": "Android"},
+    }
+
+
+def peering_crds() -> list[dict[str, Any]]:
+    """kopf's peering kinds (kopf.dev): where replicas see each other."""
+
+    def one(kind: str, plural: str, scope: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.kopf.dev"},
+            "spec": {
+                "group": "kopf.dev",
+                "scope": scope,
+                "names": {"kind": kind, "plural": plural, "singular": kind.lower()},
+                "versions": [
+                    {
+                        "name": "v1",
+                        "served": True,
+                        "storage": True,
+                        "schema": {
+                            "openAPIV3Schema": {
+                                "type": "object",
+                                "properties": {
+                                    "status": {
+                                        "type": "object",
+                                        "x-kubernetes-preserve-unknown-fields": True,
+                                    }
+                                },
+                            }
+                        },
+                    }
+                ],
+            },
+        }
+
+    return [
+        one("ClusterKopfPeering", "clusterkopfpeerings", "Cluster"),
+        one("KopfPeering", "kopfpeerings", "Namespaced"),
+    ]
+
+
+def peering_object() -> dict[str, Any]:
+    return {
+        "apiVersion": "kopf.dev/v1",
+        "kind": "ClusterKopfPeering",
+        "metadata": {"name": PEERING_NAME},
+    }
+
+
+def cluster_role() -> dict[str, Any]:
+    """Only what the controller does: read its kinds and write their status; create and delete
+    what it owns (Inputs, Bundles, Instances, resolveset ConfigMaps); read CSVs and ConfigMaps;
+    post Events; keep its peering record."""
+    read = ["get", "list", "watch"]
+    annotate = [*read, "patch"]  # kopf keeps its progress in annotations
+    owned = [*read, "create", "patch", "delete"]
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": "deppy-controller"},
+        "rules": [
+            {
+                "apiGroups": [GROUP],
+                "resources": [
+                    "catalogs",
+                    "activeresolutions",
+                    "inputclasses",
+                    "operators",
+                    "provisionerclasses",
+                ],
+                "verbs": annotate,
+            },
+            {"apiGroups": [GROUP], "resources": ["inputs", "bundles", "instances"], "verbs": owned},
+            {
+                "apiGroups": [GROUP],
+                "resources": [
+                    "catalogs/status",
+                    "activeresolutions/status",
+                    "inputs/status",
+                    "operators/status",
+                    "bundles/status",
+                    "instances/status",
+                ],
+                "verbs": ["get", "patch", "update"],
+            },
+            {"apiGroups": [""], "resources": ["configmaps"], "verbs": owned},
+            {"apiGroups": [""], "resources": ["namespaces"], "verbs": read},
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+            {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
+            {
+                "apiGroups": ["kopf.dev"],
+                "resources": ["clusterkopfpeerings", "kopfpeerings"],
+                "verbs": [*read, "patch"],
+            },
+            {
+                "apiGroups": ["operators.coreos.com"],
+                "resources": ["clusterserviceversions"],
+                "verbs": read,
+            },
+            {
+                "apiGroups": ["config.openshift.io"],
+                "resources": ["clusterversions"],
+                "verbs": ["get"],
+            },
+        ],
+    }
+
+
+def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
+    labels = {"app.kubernetes.io/name": "deppy-controller"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "deppy-controller", "namespace": namespace, "labels": labels},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "serviceAccountName": SERVICE_ACCOUNT,
+                    "containers": [
+                        {
+                            "name": "controller",
+                            "image": image,
+                            "args": ["controller", f"--health-port={HEALTH_PORT}"],
+                            "env": [
+                                {
+                                    "name": "POD_NAME",
+                                    "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}},
+                                }
+                            ],
+                            "ports": [{"name": "health", "containerPort": HEALTH_PORT}],
+                            "livenessProbe": {
+                                "httpGet": {"path": "/healthz", "port": "health"},
+                                "initialDelaySeconds": 30,
+                                "periodSeconds": 20,
+                            },
+                            "resources": {
+                                "requests": {"cpu": "100m", "memory": "256Mi"},
+                                "limits": {"memory": "512Mi"},
+                            },
+                            "securityContext": {
+                                "runAsNonRoot": True,
+                                "allowPrivilegeEscalation": False,
+                                "readOnlyRootFilesystem": True,
+                            },
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
+def all_manifests(
+    *, namespace: str = DEFAULT_NAMESPACE, image: str = DEFAULT_IMAGE, replicas: int = 2
+) -> list[dict[str, Any]]:
+    """In apply order: definitions first, then the objects that need them."""
+    return [
+        *all_crds(),
+        *peering_crds(),
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": SERVICE_ACCOUNT, "namespace": namespace},
+        },
+        cluster_role(),
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": "deppy-controller"},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "deppy-controller",
+            },
+            "subjects": [
+                {"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": namespace}
+            ],
+        },
+        *input_classes(),
+        provisioner_class(),
+        peering_object(),
+        deployment(namespace, image, replicas),
+    ]

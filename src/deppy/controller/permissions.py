@@ -1,0 +1,147 @@
+"""The RBAC rules a bundle asks for, read from its CSV, and which of them are new.
+
+A CSV's ``spec.install.spec.permissions`` (namespaced, per service account) and
+``clusterPermissions`` hold PolicyRules. A catalog carries the CSV only when its bundles embed
+their manifests (``olm.bundle.object``); ``olm.csv.metadata`` has no install strategy, so for
+such bundles the rules are unknown (None). A new rule is one that allows something the old rules
+did not: every (apiGroup, resource, verb[, resourceName]) or (URL, verb) it grants is checked
+against the old rules, with ``*`` matching anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import yaml
+
+from deppy.catalog.model import Bundle
+from deppy.catalog.properties import BUNDLE_OBJECT
+
+NAMESPACED, CLUSTER = "namespace", "cluster"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Rule:
+    scope: str
+    api_groups: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ()
+    resource_names: tuple[str, ...] = ()
+    urls: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        groups = ",".join(g or '""' for g in self.api_groups)
+        what = (
+            f"nonResourceURLs {','.join(self.urls)}"
+            if self.urls
+            else f"{','.join(self.resources)} in apiGroups {groups}"
+        )
+        names = f" named {','.join(self.resource_names)}" if self.resource_names else ""
+        where = "cluster-wide" if self.scope == CLUSTER else "in the namespace"
+        return f"{','.join(self.verbs)} {what}{names} ({where})"
+
+    def grants(self) -> Iterable[tuple[str, ...]]:
+        if self.urls:
+            for url, verb in itertools.product(self.urls, self.verbs):
+                yield ("url", url, verb)
+            return
+        names: Sequence[str] = self.resource_names or ("",)
+        for group, resource, verb, name in itertools.product(
+            self.api_groups, self.resources, self.verbs, names
+        ):
+            yield ("api", group, resource, verb, name)
+
+    def allows(self, grant: tuple[str, ...]) -> bool:
+        def match(values: Sequence[str], value: str) -> bool:
+            return "*" in values or value in values
+
+        if grant[0] == "url":
+            url, verb = grant[1], grant[2]
+            return (
+                bool(self.urls)
+                and match(self.verbs, verb)
+                and any(
+                    u == url or u == "*" or (u.endswith("*") and url.startswith(u[:-1]))
+                    for u in self.urls
+                )
+            )
+        group, resource, verb, name = grant[1:]
+        return (
+            not self.urls
+            and match(self.api_groups, group)
+            and match(self.resources, resource)
+            and match(self.verbs, verb)
+            and (not self.resource_names or (name != "" and name in self.resource_names))
+        )
+
+
+def _texts(raw: Any) -> tuple[str, ...]:
+    return tuple(sorted(str(x) for x in raw)) if isinstance(raw, list) else ()
+
+
+def rules_of_csv(csv: Mapping[str, Any]) -> list[Rule]:
+    spec = ((csv.get("spec") or {}).get("install") or {}).get("spec") or {}
+    rules: set[Rule] = set()
+    for key, scope in (("permissions", NAMESPACED), ("clusterPermissions", CLUSTER)):
+        for account in spec.get(key) or []:
+            for raw in (account or {}).get("rules") or []:
+                if isinstance(raw, Mapping):
+                    rules.add(
+                        Rule(
+                            scope,
+                            _texts(raw.get("apiGroups")),
+                            _texts(raw.get("resources")),
+                            _texts(raw.get("verbs")),
+                            _texts(raw.get("resourceNames")),
+                            _texts(raw.get("nonResourceURLs")),
+                        )
+                    )
+    return sorted(rules)
+
+
+def csv_of(bundle: Bundle) -> Mapping[str, Any] | None:
+    """The CSV among the bundle's embedded manifests (``olm.bundle.object`` with ``data``)."""
+    for prop in bundle.properties:
+        if prop.type != BUNDLE_OBJECT or not isinstance(prop.value, Mapping):
+            continue
+        data = prop.value.get("data")
+        if not isinstance(data, str):
+            continue
+        try:
+            raw = base64.b64decode(data)
+        except (binascii.Error, ValueError):
+            continue
+        if b"ClusterServiceVersion" not in raw:
+            continue
+        try:
+            manifest = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            try:
+                manifest = yaml.safe_load(raw)
+            except yaml.YAMLError:
+                continue
+        if isinstance(manifest, Mapping) and manifest.get("kind") == "ClusterServiceVersion":
+            return manifest
+    return None
+
+
+def bundle_rules(bundle: Bundle) -> list[Rule] | None:
+    """The bundle's rules; None when its catalog does not carry its CSV."""
+    csv = csv_of(bundle)
+    return rules_of_csv(csv) if csv is not None else None
+
+
+def added_rules(new: Sequence[Rule], old: Sequence[Rule]) -> list[Rule]:
+    """Rules of ``new`` that grant something no rule of ``old`` (same scope) allows."""
+    added = []
+    for rule in new:
+        same_scope = [o for o in old if o.scope == rule.scope]
+        if any(not any(o.allows(g) for o in same_scope) for g in rule.grants()):
+            added.append(rule)
+    return added

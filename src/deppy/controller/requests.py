@@ -1,0 +1,292 @@
+"""From deppy's objects to deppy's ``ResolutionRequest``: ActiveResolution, Input, InputClass.
+
+An ActiveResolution's spec is read by ``request_parsing.request_from_spec``, the code that reads
+``deppy resolve -f``. An Input's constraints become requirements: ``olm.catalog`` a required
+package (catalog, channel), ``olm.packageVersion`` its version range, ``olm.name`` the package
+and version of the named bundle, ``olm.cel`` (where the seed writes ``olm.rego``) the versions
+whose properties fail the rule are ignored. Every error is an ``InputError`` naming the object
+and the field (``Input ns/name: spec.constraints[1].value.version``), which the controller
+writes into a status condition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.cel import CelCompileError, CelEvaluationError, compile_rule, properties_of
+from deppy.catalog.semver import Version
+from deppy.errors import InputError
+from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
+from deppy.resolution.request_parsing import parse_version, request_from_spec, required_from_parts
+
+DEFAULT_INPUT_CLASS = "subscription"
+DEFAULT_TIMEOUT = 10.0
+
+
+def where_of(kind: str, body: Mapping[str, Any]) -> str:
+    meta = body.get("metadata") or {}
+    namespace = meta.get("namespace")
+    name = meta.get("name", "?")
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
+def active_resolution_request(
+    body: Mapping[str, Any], cluster: ClusterFacts
+) -> tuple[ResolutionRequest, float]:
+    """The request and its deadline in seconds; the cluster's versions fill what spec omits."""
+    where = where_of("ActiveResolution", body)
+    spec = body.get("spec") or {}
+    if not isinstance(spec, Mapping):
+        raise InputError(f"{where}: spec", "expected a mapping")
+    if spec.get("catalogs"):
+        raise InputError(
+            f"{where}: spec.catalogs",
+            "on a cluster, catalogs are Catalog objects",
+            "create a Catalog and name it in spec.sources",
+        )
+    request = request_from_spec(spec, where)
+    if not request.required and not request.installed:
+        raise InputError(
+            f"{where}: spec.constraints",
+            "nothing to resolve",
+            'add required("package") or installed("package", "version")',
+        )
+    merged = ClusterFacts(
+        request.cluster.openshift_version or cluster.openshift_version,
+        request.cluster.kube_version or cluster.kube_version,
+    )
+    timeout = spec.get("timeoutSeconds", DEFAULT_TIMEOUT)
+    return replace(request, cluster=merged), float(timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class ClassParameters:
+    """An InputClass's parameters (defaults: the subscription behaviour)."""
+
+    name: str
+    force: bool = False
+    minimal_version: bool = False
+    generate_inputs: bool = False
+    dry_run: bool = False
+    next_cluster: bool = False
+    trace: bool = False
+    provisioner_class: str = "deppy.resolveset"
+    min_kube: Version | None = None
+    min_ocp: Version | None = None
+
+    def cluster(self, actual: ClusterFacts) -> ClusterFacts:
+        """The cluster to resolve against: what it runs, raised to the class's lower bounds."""
+        return ClusterFacts(
+            _at_least(actual.openshift_version, self.min_ocp),
+            _at_least(actual.kube_version, self.min_kube),
+        )
+
+
+def _at_least(actual: Version | None, bound: Version | None) -> Version | None:
+    if actual is None or bound is None:
+        return actual or bound
+    return max(actual, bound)
+
+
+def class_parameters(body: Mapping[str, Any]) -> ClassParameters:
+    where = where_of("InputClass", body)
+    raw = body.get("parameters") or {}
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{where}: parameters", "expected a mapping")
+    bounds: dict[str, Version] = {}
+    for n, item in enumerate(raw.get("constraints") or []):
+        here = f"{where}: parameters.constraints[{n}]"
+        kind, value = (
+            (item.get("type"), item.get("value")) if isinstance(item, Mapping) else ("", "")
+        )
+        if kind not in ("minKubeVersion", "minOCPVersion") or not isinstance(value, str):
+            raise InputError(
+                here,
+                "expected {type: minKubeVersion|minOCPVersion, value: '>= VERSION'}",
+            )
+        text = value.strip().removeprefix(">=").strip()
+        bounds[kind] = parse_version(text, f"{here}.value", tolerant=True)
+    name = (body.get("metadata") or {}).get("name", DEFAULT_INPUT_CLASS)
+    return ClassParameters(
+        name=name,
+        force=bool(raw.get("force", False)),
+        minimal_version=bool(raw.get("minimalVersion", False)),
+        generate_inputs=bool(raw.get("generateInputsForDependencies", False)),
+        dry_run=bool(raw.get("dryRun", False)),
+        next_cluster=bool(raw.get("nextClusterVersion", False)),
+        trace=bool(raw.get("trace", False)),
+        provisioner_class=str(raw.get("provisionerClass") or "deppy.resolveset"),
+        min_kube=bounds.get("minKubeVersion"),
+        min_ocp=bounds.get("minOCPVersion"),
+    )
+
+
+def input_class_name(body: Mapping[str, Any]) -> str:
+    spec = body.get("spec") or {}
+    return str(spec.get("inputClass") or DEFAULT_INPUT_CLASS)
+
+
+def input_requirements(body: Mapping[str, Any], catalogs: BundleSource) -> list[RequiredPackage]:
+    """What an Input asks for, as required packages (one per package it names)."""
+    where = where_of("Input", body)
+    spec = body.get("spec") or {}
+    constraints = spec.get("constraints") if isinstance(spec, Mapping) else None
+    if not isinstance(constraints, list) or not constraints:
+        raise InputError(f"{where}: spec.constraints", "at least one constraint is needed")
+    wanted: dict[str, dict[str, Any]] = {}
+    rules: list[tuple[str, str]] = []
+    for n, item in enumerate(constraints):
+        here = f"{where}: spec.constraints[{n}]"
+        if not isinstance(item, Mapping):
+            raise InputError(here, "expected {type: ..., value: ...}")
+        kind, value = item.get("type"), item.get("value")
+        if kind == "olm.catalog":
+            _catalog_constraint(value, f"{here}.value", wanted)
+        elif kind == "olm.packageVersion":
+            _version_constraint(value, f"{here}.value", wanted)
+        elif kind == "olm.name":
+            _name_constraint(value, f"{here}.value", wanted, catalogs)
+        elif kind == "olm.cel":
+            if not isinstance(value, str):
+                raise InputError(f"{here}.value", "expected a CEL rule (a string)")
+            rules.append((value, f"{here}.value"))
+        else:
+            raise InputError(
+                f"{here}.type",
+                f"unknown constraint type {kind!r}",
+                "use olm.catalog, olm.packageVersion, olm.name or olm.cel",
+            )
+    if not wanted:
+        raise InputError(
+            f"{where}: spec.constraints",
+            "no constraint names a package",
+            "add {type: olm.catalog, value: {name: CATALOG, package: PACKAGE}}",
+        )
+    required = []
+    for package, parts in wanted.items():
+        requirement = required_from_parts(
+            package,
+            " ".join(parts["ranges"]) or None,
+            channel=parts.get("channel"),
+            catalog=parts.get("catalog"),
+            where=parts["where"],
+            text=f"Input {(body.get('metadata') or {}).get('name', '?')}: {package}",
+        )
+        for rule, here in rules:
+            requirement = _apply_rule(requirement, rule, here, catalogs)
+        required.append(requirement)
+    return required
+
+
+def _entry(wanted: dict[str, dict[str, Any]], package: str, where: str) -> dict[str, Any]:
+    return wanted.setdefault(package, {"ranges": [], "where": where})
+
+
+def _text_field(value: Mapping[str, Any], key: str, where: str, *, required: bool) -> str | None:
+    got = value.get(key)
+    if got is None or got == "":
+        if required:
+            raise InputError(f"{where}.{key}", "is required")
+        return None
+    if not isinstance(got, str | int | float):
+        raise InputError(f"{where}.{key}", "expected a string")
+    return str(got)
+
+
+def _catalog_constraint(value: Any, where: str, wanted: dict[str, dict[str, Any]]) -> None:
+    if not isinstance(value, Mapping):
+        raise InputError(where, "expected {name: CATALOG, package: PACKAGE, channel: CHANNEL}")
+    package = _text_field(value, "package", where, required=True)
+    assert package is not None
+    entry = _entry(wanted, package, where)
+    for key, field in (("catalog", "name"), ("channel", "channel")):
+        text = _text_field(value, field, where, required=False)
+        if text is not None:
+            if entry.get(key) not in (None, text):
+                raise InputError(
+                    f"{where}.{field}",
+                    f"package {package} is already asked for with {field} {entry[key]!r}",
+                    "keep one",
+                )
+            entry[key] = text
+
+
+def _version_constraint(value: Any, where: str, wanted: dict[str, dict[str, Any]]) -> None:
+    if not isinstance(value, Mapping):
+        raise InputError(where, "expected {package: PACKAGE, version: VERSION or RANGE}")
+    package = _text_field(value, "package", where, required=False) or _text_field(
+        value, "packageName", where, required=True
+    )
+    version = _text_field(value, "version", where, required=True)
+    assert package is not None and version is not None
+    _entry(wanted, package, where)["ranges"].append(_as_range(version))
+
+
+def _as_range(version: str) -> str:
+    """An exact version pins it ('2.0.0' and 'v2.0.0' mean =2.0.0); anything else is a range."""
+    text = version.strip()
+    bare = text.removeprefix("v")
+    if bare and bare[0].isdigit() and " " not in bare and not any(c in bare for c in "<>=!|*x"):
+        return f"={bare}"
+    return text
+
+
+def _name_constraint(
+    value: Any, where: str, wanted: dict[str, dict[str, Any]], catalogs: BundleSource
+) -> None:
+    if not isinstance(value, str) or not value:
+        raise InputError(where, "expected a bundle name, e.g. plumbus.v2.0.0")
+    found = [b for b in catalogs.all_bundles() if b.name == value]
+    if not found:
+        raise InputError(where, f"no catalog has a bundle named {value!r}", "check the name")
+    bundle = found[0]
+    entry = _entry(wanted, bundle.package, where)
+    entry["ranges"].append(f"={bundle.version}")
+    if len({b.catalog for b in found}) == 1:
+        entry.setdefault("catalog", bundle.catalog)
+
+
+def _apply_rule(
+    requirement: RequiredPackage, rule: str, where: str, catalogs: BundleSource
+) -> RequiredPackage:
+    try:
+        program = compile_rule(rule)
+    except CelCompileError as error:
+        raise InputError(where, f"the CEL rule does not compile: {error}") from None
+    failing: list[Version] = []
+    for bundle in catalogs.bundles_of(requirement.package):
+        try:
+            ok = program.evaluate(properties_of(bundle))
+        except CelEvaluationError:
+            ok = False  # OLM's celPredicate: an evaluation error does not match
+        if not ok:
+            failing.append(bundle.version)
+    ignored = tuple(dict.fromkeys((*requirement.ignore_versions, *sorted(failing))))
+    return replace(requirement, ignore_versions=ignored)
+
+
+def operator_input_constraints(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The Input an Operator stands for (the seed: ``catalog`` and ``version`` become
+    olm.catalog and olm.packageVersion constraints, ``constraints`` are copied)."""
+    where = where_of("Operator", body)
+    spec = body.get("spec") or {}
+    catalog = spec.get("catalog")
+    if not isinstance(catalog, Mapping) or not catalog.get("package"):
+        raise InputError(f"{where}: spec.catalog.package", "is required")
+    value = {k: catalog[k] for k in ("name", "package", "channel") if catalog.get(k)}
+    constraints: list[dict[str, Any]] = [{"type": "olm.catalog", "value": value}]
+    if spec.get("version"):
+        constraints.append(
+            {
+                "type": "olm.packageVersion",
+                "value": {"package": catalog["package"], "version": str(spec["version"])},
+            }
+        )
+    extra = spec.get("constraints") or []
+    if not isinstance(extra, Sequence):
+        raise InputError(f"{where}: spec.constraints", "expected a list")
+    constraints += [dict(c) for c in extra]
+    return constraints
