@@ -58,6 +58,8 @@ def android(entries: Sequence[SetEntry], replaced: Lookup) -> Verdict:
     reasons: list[str] = []
     for entry in entries:
         bundle = entry.bundle
+        if entry.kept:
+            continue  # unchanged: it asks for what it already has
         new = bundle_rules(bundle)
         if new is None:
             reasons.append(

@@ -65,6 +65,7 @@ class SetEntry:
     bundle: Bundle
     channel: str | None
     pivot_from: str | None = None
+    kept: bool = False  # already held by this unit: unchanged
 
 
 def used_properties(bundle: Bundle) -> list[dict[str, Any]]:

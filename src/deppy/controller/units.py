@@ -28,6 +28,7 @@ from deppy.controller.requests import (
 )
 from deppy.controller.resolveset import Resolveset, SetEntry, build
 from deppy.errors import InputError
+from deppy.explain import explanation_as_dict, explanation_as_text
 from deppy.resolution.answer import Resolution
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.node_library import minimal_version_pipeline
@@ -72,6 +73,7 @@ class UnitOutcome:
     dependencies: list[tuple[str, str, str | None]] = field(default_factory=list)
     catalogs: list[str] = field(default_factory=list)
     wanted_by: dict[str, list[RequiredPackage]] = field(default_factory=dict)
+    explanation: dict[str, Any] | None = None
 
 
 def name_of(body: Body) -> str:
@@ -222,7 +224,12 @@ def _solved(
     context = ResolutionContext.create(source, request)
     if not resolution.resolved:
         outcome.reason = "Unsatisfiable"
-        outcome.message = resolution.explanation.summary if resolution.explanation else ""
+        if resolution.explanation is not None:
+            outcome.message = resolution.explanation.summary
+            outcome.explanation = {
+                "text": explanation_as_text(resolution.explanation),
+                "structured": explanation_as_dict(resolution.explanation),
+            }
         outcome.statuses = input_statuses(outcome.wanted_by, resolution, context, [])
         if whatif is not None or trace is not None:
             _finish(outcome, resolution, context, trace=trace, whatif=whatif, build_set=True)
@@ -245,7 +252,7 @@ def _select(outcome: UnitOutcome, resolution: Resolution, held: Sequence[Held]) 
             continue  # held, and nothing of this unit asks for it (any more)
         assert item.source is not None
         pivot = every.get(item.package) if item.action in ("upgrade", "replace") else None
-        outcome.entries.append(SetEntry(item.source, item.channel, pivot))
+        outcome.entries.append(SetEntry(item.source, item.channel, pivot, kept=kept))
         if any(r.startswith("dependency of ") for r in item.reasons) and not any(
             r.startswith("required: ") for r in item.reasons
         ):

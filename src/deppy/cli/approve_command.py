@@ -1,0 +1,19 @@
+"""``deppy approve NAME -n NS``: approve a resolveset Instance (condition Approved=True)."""
+
+from __future__ import annotations
+
+import click
+
+from deppy.cli.main import cli
+
+
+@cli.command("approve")
+@click.argument("name")
+@click.option("-n", "--namespace", required=True, help="The Instance's namespace.")
+@click.option("--kubeconfig", type=click.Path(dir_okay=False), help="Default: $KUBECONFIG.")
+@click.option("--message", default="approved with deppy approve", show_default=True)
+def approve_cmd(name: str, namespace: str, kubeconfig: str | None, message: str) -> None:
+    """Approve the Instance NAME: a person's decision, which the controller never overwrites."""
+    from deppy.controller.approval_command import approve_instance
+
+    click.echo(approve_instance(kubeconfig, namespace, name, message))

@@ -1,0 +1,54 @@
+"""``deppy controller``: run deppy's Kubernetes controller in the foreground (kopf)."""
+
+from __future__ import annotations
+
+import click
+
+from deppy.cli.main import cli
+
+
+@cli.command("controller")
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False),
+    help="Default: $KUBECONFIG, or the pod's service account.",
+)
+@click.option(
+    "--namespace",
+    "namespaces",
+    multiple=True,
+    metavar="NS",
+    help="Watch only these namespaces (repeatable; default: the whole cluster).",
+)
+@click.option(
+    "--health-host", default="127.0.0.1", show_default=True, help="Where /healthz listens."
+)
+@click.option("--health-port", type=int, default=8080, show_default=True)
+@click.option(
+    "--priority",
+    type=int,
+    default=None,
+    help="Peering priority (default: distinct per replica); the highest live replica works.",
+)
+@click.option("--standalone", is_flag=True, help="No peering: only when one replica runs.")
+@click.option("-v", "--verbose", is_flag=True, help="Debug logging.")
+def controller_cmd(
+    kubeconfig: str | None,
+    namespaces: tuple[str, ...],
+    health_host: str,
+    health_port: int,
+    priority: int | None,
+    standalone: bool,
+    verbose: bool,
+) -> None:
+    """Run the controller: Catalogs, ActiveResolutions, Inputs, Operators, resolvesets.
+
+    Apply `deppy manifests` first. Stops cleanly on SIGTERM; /healthz answers while it runs.
+    """
+    from deppy.controller.runner import ControllerOptions, run
+
+    run(
+        ControllerOptions(
+            kubeconfig, namespaces, health_host, health_port, priority, standalone, verbose=verbose
+        )
+    )

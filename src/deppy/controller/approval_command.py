@@ -1,0 +1,34 @@
+"""A person's approval of a resolveset Instance: ``Approved`` True, written with the same
+resourceVersion-guarded status patch the controller uses (a concurrent write is never lost)."""
+
+from __future__ import annotations
+
+import getpass
+
+from deppy.controller.conditions import set_condition
+from deppy.controller.kube import ApiError, Body, Kube
+from deppy.controller.runner import api_client
+from deppy.errors import InputError
+
+
+def approve_instance(kubeconfig: str | None, namespace: str, name: str, message: str) -> str:
+    where = f"Instance {namespace}/{name}"
+    try:
+        kube = Kube(api_client(kubeconfig))
+    except Exception as error:  # kubeconfig missing or unreadable: the client says why
+        raise InputError("--kubeconfig", f"cannot connect: {error}") from None
+    text = f"{message} (by {getpass.getuser()})"
+
+    def compute(current: Body) -> Body:
+        old = (current.get("status") or {}).get("conditions")
+        return {"conditions": set_condition(old, "Approved", True, "ApprovedByUser", text)}
+
+    try:
+        done = kube.update_status("instances", name, namespace, compute)
+    except ApiError as error:
+        raise InputError(where, f"cannot approve: {error}") from None
+    if done is None:
+        raise InputError(
+            where, "no such Instance", f"list them: kubectl get instances -n {namespace}"
+        )
+    return f"{where} approved"

@@ -1,0 +1,150 @@
+"""A Catalog object loaded into the cache, and its status written.
+
+Loading is skipped when the content's digest is unchanged. A load that fails leaves the last good
+content in the cache (``Ready`` False, ``Unavailable`` True, with the reason); the counts and
+digest in the status stay those of the content still served.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from deppy.controller.catalog_sources import (
+    CatalogSource,
+    catalog_source,
+    config_map_files,
+    digest_of,
+    fetch_http,
+    load_files,
+    load_path,
+)
+from deppy.controller.conditions import now, set_condition
+from deppy.controller.kube import ApiError, Body
+from deppy.controller.runtime import Runtime
+from deppy.errors import InputError
+
+log = logging.getLogger("deppy.controller")
+SHOWN_PROBLEMS = 5
+
+
+def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
+    """Load (or keep) the Catalog's content; True when what the cache serves changed."""
+    name = body["metadata"]["name"]
+    try:
+        source = catalog_source(body)
+    except InputError as error:
+        runtime.cache.failed(name, str(error))
+        if write:
+            _write(runtime, body, "InvalidSpec", str(error), {})
+        return True
+    before = runtime.cache.digest(name)
+    was_healthy = name in runtime.cache.entries and runtime.cache.entries[name].error is None
+    try:
+        changed, fields = _load(runtime, source)
+    except (OSError, InputError, ApiError) as error:
+        entry = runtime.cache.failed(name, str(error))
+        log.warning("catalog %s: %s", name, error)
+        if write:
+            kept = f" (serving the content loaded at {entry.loaded_at})" if entry.catalog else ""
+            _write(runtime, body, "LoadFailed", f"{error}{kept}", {"lastAttemptTime": now()})
+        return was_healthy
+    if write:
+        _write(runtime, body, "Loaded", f"loaded from {source.where}", fields)
+    return changed or before != runtime.cache.digest(name) or not was_healthy
+
+
+def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]]:
+    cache = runtime.cache
+    if source.kind == "path":
+        from deppy.controller.catalog_sources import directory_digest
+
+        digest = directory_digest(source.path) if _exists(source.path) else ""
+        if (
+            digest
+            and digest == cache.digest(source.name)
+            and cache.reprioritised(source.name, source.priority)
+        ):
+            return False, _fields(runtime, source.name)
+        catalog, digest = load_path(source)
+    else:
+        if source.kind == "http":
+            files = fetch_http(source.url)
+        else:
+            maps = []
+            for map_name in source.config_maps:
+                found = runtime.kube.get("configmaps", map_name, source.namespace)
+                if found is None:
+                    raise OSError(f"ConfigMap {source.namespace}/{map_name} does not exist")
+                maps.append(found)
+            files = config_map_files(maps)
+        digest = digest_of(files)
+        if digest == cache.digest(source.name) and cache.reprioritised(
+            source.name, source.priority
+        ):
+            cache.entries[source.name].error = None
+            return False, _fields(runtime, source.name)
+        catalog = load_files(source, files)
+        del files
+    cache.loaded(source.name, catalog, digest, now())
+    return True, _fields(runtime, source.name)
+
+
+def _exists(path: str) -> bool:
+    from pathlib import Path
+
+    return Path(path).exists()
+
+
+def _fields(runtime: Runtime, name: str) -> dict[str, Any]:
+    entry = runtime.cache.entries[name]
+    catalog = entry.catalog
+    assert catalog is not None
+    return {
+        "packages": len(catalog.packages),
+        "bundles": len(catalog.bundles),
+        "problems": len(catalog.problems),
+        "firstProblems": [str(p) for p in catalog.problems[:SHOWN_PROBLEMS]],
+        "digest": entry.digest,
+        "lastLoadTime": entry.loaded_at,
+        "lastAttemptTime": now(),
+    }
+
+
+def _write(
+    runtime: Runtime, body: Body, reason: str, message: str, fields: Mapping[str, Any]
+) -> None:
+    generation = body["metadata"].get("generation", 0)
+    ready = reason == "Loaded"
+
+    def compute(current: Body) -> Body | None:
+        old = (current.get("status") or {}).get("conditions")
+        conditions = set_condition(old, "Ready", ready, reason, message, generation=generation)
+        conditions = set_condition(
+            conditions,
+            "Unavailable",
+            not ready,
+            reason,
+            "" if ready else message,
+            generation=generation,
+        )
+        return {**fields, "observedGeneration": generation, "conditions": conditions}
+
+    runtime.kube.update_status("catalogs", body["metadata"]["name"], None, compute)
+
+
+def poll_due(body: Body, *, at: datetime.datetime | None = None) -> bool:
+    """An http or configMap Catalog whose poll interval has passed since the last attempt."""
+    try:
+        source = catalog_source(body)
+    except InputError:
+        return False
+    last = (body.get("status") or {}).get("lastAttemptTime")
+    if not last:
+        return True
+    moment = at or datetime.datetime.now(datetime.UTC)
+    then = datetime.datetime.strptime(last, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
+    interval = source.poll_seconds if source.kind == "http" else min(source.poll_seconds, 60.0)
+    return (moment - then).total_seconds() >= interval

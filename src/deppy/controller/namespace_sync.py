@@ -1,0 +1,295 @@
+"""One namespace's Inputs resolved and written back: resolvesets created, statuses written,
+earlier resolvesets removed once the new Instance is approved, Inputs generated for
+dependencies. Idempotent: run twice on the same state, it writes nothing the second time."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from deppy.catalog.model import Bundle
+from deppy.controller import approval
+from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
+from deppy.controller.crds import API_VERSION
+from deppy.controller.kube import Kube
+from deppy.controller.requests import input_class_name
+from deppy.controller.resolveset import (
+    BUNDLES_KEY,
+    MANAGED_LABEL,
+    MANAGER,
+    UNIT_LABEL,
+    Resolveset,
+    bundle_body,
+    config_map_body,
+    instance_body,
+    label_value,
+    read_bundles_json,
+)
+from deppy.controller.runtime import Runtime
+from deppy.controller.units import Held, UnitOutcome, name_of, resolve_unit, units_of
+from deppy.resolution.request import InstalledBundle
+from deppy.resolution.request_parsing import parse_version
+
+Body = Mapping[str, Any]
+Doc = dict[str, Any]
+MANAGED = f"{MANAGED_LABEL}={MANAGER}"
+GENERATED_LABEL = "deppy.io/generated-for"
+
+
+def held_bundles(instances: Sequence[Body], config_maps: Mapping[str, Body]) -> list[Held]:
+    """Per unit, what its newest approved Instance holds."""
+    newest: dict[str, Body] = {}
+    for instance in instances:
+        unit = instance["metadata"].get("labels", {}).get(UNIT_LABEL)
+        if unit is None or not is_true(instance, "Approved"):
+            continue
+        known = newest.get(unit)
+        if known is None or _created(instance) > _created(known):
+            newest[unit] = instance
+    held: list[Held] = []
+    for unit, instance in sorted(newest.items()):
+        name = instance["spec"]["bundle"]["name"]
+        content = config_maps.get(f"{name}-content")
+        if content is None:
+            continue
+        for entry in read_bundles_json((content.get("data") or {}).get(BUNDLES_KEY, "")):
+            try:
+                version = parse_version(str(entry.get("version")), name, tolerant=True)
+            except Exception:
+                continue
+            channels = entry.get("channels") or [None]
+            held.append(
+                Held(
+                    unit,
+                    InstalledBundle(
+                        str(entry.get("packageName")),
+                        version,
+                        channels[0],
+                        entry.get("catalog"),
+                        entry.get("name"),
+                        f"Instance {name}",
+                    ),
+                )
+            )
+    return held
+
+
+def _created(body: Body) -> tuple[str, str]:
+    meta = body["metadata"]
+    return (meta.get("creationTimestamp", ""), meta["name"])
+
+
+def reconcile_namespace(runtime: Runtime, namespace: str) -> None:
+    with runtime.namespace_lock(namespace):
+        _reconcile(runtime, namespace)
+
+
+def _reconcile(runtime: Runtime, namespace: str) -> None:
+    kube = runtime.kube
+    inputs = [
+        i for i in kube.list("inputs", namespace) if not i["metadata"].get("deletionTimestamp")
+    ]
+    classes = {name_of(c): c for c in kube.list("inputclasses")}
+    instances = kube.list("instances", namespace, labels=MANAGED)
+    config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}
+    held = held_bundles(instances, config_maps)
+    units, errors = units_of(inputs, classes)
+    by_name = {name_of(i): i for i in inputs}
+    for name, message in errors.items():
+        _write_input(kube, by_name[name], "InvalidSpec", message, {})
+    for unit in units:
+        outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster)
+        _apply(runtime, namespace, outcome, by_name)
+
+
+def _apply(
+    runtime: Runtime, namespace: str, outcome: UnitOutcome, by_name: Mapping[str, Body]
+) -> None:
+    kube = runtime.kube
+    for name, message in outcome.errors.items():
+        _write_input(kube, by_name[name], "InvalidSpec", message, {})
+    members = list(outcome.unit.inputs)
+    refs: dict[str, Any] = {}
+    if outcome.resolveset is not None and members:
+        refs = _ensure_resolveset(runtime, namespace, outcome.resolveset, members, outcome)
+    for body in members:
+        fields: dict[str, Any] = dict(outcome.statuses.get(name_of(body), {}))
+        if outcome.explanation is not None:
+            fields["explanation"] = outcome.explanation
+        elif outcome.reason == "Resolved":
+            fields["explanation"] = None
+        if refs:
+            fields["resolveset"] = refs
+        _write_input(kube, body, outcome.reason, outcome.message, fields)
+    if outcome.reason == "Resolved" and outcome.unit.params.generate_inputs:
+        _generate_dependency_inputs(kube, namespace, [outcome])
+
+
+def _write_input(
+    kube: Kube, body: Body, reason: str, message: str, fields: Mapping[str, Any]
+) -> None:
+    generation = body["metadata"].get("generation", 0)
+    failed_text = (fields.get("explanation") or {}).get("text") or message
+
+    def compute(current: Doc) -> Doc | None:
+        if current["metadata"].get("generation", 0) != generation:
+            return None  # the spec changed meanwhile: its own event resolves it again
+        old = current.get("status") or {}
+        conditions = set_condition(
+            old.get("conditions"),
+            "Resolved",
+            reason == "Resolved",
+            reason,
+            message,
+            generation=generation,
+        )
+        conditions = set_condition(
+            conditions,
+            "ResolutionFailed",
+            reason == "Unsatisfiable",
+            "Unsatisfiable" if reason == "Unsatisfiable" else "NoConflict",
+            failed_text if reason == "Unsatisfiable" else "",
+            generation=generation,
+        )
+        unchanged = (
+            old.get("observedGeneration") == generation
+            and same_conditions(old.get("conditions") or [], conditions)
+            and all(old.get(k) == v for k, v in fields.items())
+        )
+        if unchanged:
+            return None
+        return {
+            **fields,
+            "observedGeneration": generation,
+            "conditions": conditions,
+            "resolvedAt": now(),
+        }
+
+    kube.update_status("inputs", name_of(body), body["metadata"]["namespace"], compute)
+
+
+def _ensure(kube: Kube, plural: str, body: Doc, namespace: str) -> Doc:
+    found = kube.create(plural, body, namespace)
+    wanted = body["metadata"]["ownerReferences"]
+    if found["metadata"].get("ownerReferences") != wanted:
+        found = kube.patch(
+            plural, body["metadata"]["name"], {"metadata": {"ownerReferences": wanted}}, namespace
+        )
+    return found
+
+
+def _ensure_resolveset(
+    runtime: Runtime,
+    namespace: str,
+    resolveset: Resolveset,
+    members: Sequence[Body],
+    outcome: UnitOutcome,
+) -> dict[str, Any]:
+    kube = runtime.kube
+    owners = [{**m, "apiVersion": API_VERSION, "kind": "Input"} for m in members]
+    _ensure(kube, "configmaps", config_map_body(resolveset, namespace, owners), namespace)
+    _ensure(kube, "bundles", bundle_body(resolveset, namespace, owners), namespace)
+    refs: dict[str, Any] = {
+        "apiVersion": API_VERSION,
+        "kind": "Bundle",
+        "name": resolveset.name,
+        "namespace": namespace,
+    }
+    approved = True
+    if not resolveset.dry_run:
+        instance = _ensure(
+            kube, "instances", instance_body(resolveset, namespace, owners), namespace
+        )
+        instance = _approve(runtime, instance, outcome) or instance
+        approved = is_true(instance, "Approved")
+        refs["conditions"] = [c for c in [condition(instance, "Approved")] if c]
+    if approved:
+        _remove_older(kube, namespace, resolveset)
+    return refs
+
+
+def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | None:
+    """Write the policy's verdict once; a decision already there (a person's) stands."""
+    if condition(instance, "Approved") is not None:
+        return None
+    kube = runtime.kube
+    class_name = outcome.unit.params.provisioner_class
+    provisioner = kube.get("provisionerclasses", class_name)
+    policy = ((provisioner or {}).get("parameters") or {}).get("approval") or approval.ANDROID
+    source = runtime.cache.view(()).source
+
+    def replaced(package: str, name: str) -> Bundle | None:
+        if source is None:
+            return None
+        return next((b for b in source.bundles_of(package) if b.name == name), None)
+
+    verdict = approval.decide(policy, outcome.entries, replaced)
+
+    def compute(current: Doc) -> Doc | None:
+        if condition(current, "Approved") is not None:
+            return None
+        old = (current.get("status") or {}).get("conditions")
+        found = verdict.condition()
+        conditions = set_condition(
+            old, "Approved", verdict.approved, found["reason"], found["message"]
+        )
+        return {"conditions": conditions}
+
+    return kube.update_status(
+        "instances", name_of(instance), instance["metadata"]["namespace"], compute
+    )
+
+
+def _remove_older(kube: Kube, namespace: str, current: Resolveset) -> None:
+    unit = label_value(current.unit)
+    selector = f"{MANAGED},{UNIT_LABEL}={unit}"
+    for plural in ("instances", "bundles", "configmaps"):
+        keep = current.config_map_name if plural == "configmaps" else current.name
+        for body in kube.list(plural, namespace, labels=selector):
+            if name_of(body) != keep:
+                kube.delete(plural, name_of(body), namespace)
+
+
+def _generate_dependency_inputs(
+    kube: Kube, namespace: str, units_outcomes: Sequence[UnitOutcome]
+) -> None:
+    """``generateInputsForDependencies``: an Input per dependency brought in, so it stays when
+    its dependent goes (not owned by the dependent)."""
+    existing = {name_of(i) for i in kube.list("inputs", namespace)}
+    asked = set()
+    for body in kube.list("inputs", namespace):
+        for item in (body.get("spec") or {}).get("constraints") or []:
+            value = item.get("value") if isinstance(item, Mapping) else None
+            if isinstance(value, Mapping) and value.get("package"):
+                asked.add(str(value["package"]))
+    for outcome in units_outcomes:
+        dependents = ",".join(name_of(i) for i in outcome.unit.inputs)
+        for package, catalog, channel in outcome.dependencies:
+            name = label_value(package).lower()
+            if package in asked or name in existing:
+                continue
+            value = {
+                "name": catalog,
+                "package": package,
+                **({"channel": channel} if channel else {}),
+            }
+            kube.create(
+                "inputs",
+                {
+                    "apiVersion": API_VERSION,
+                    "kind": "Input",
+                    "metadata": {
+                        "name": name,
+                        "namespace": namespace,
+                        "labels": {GENERATED_LABEL: label_value(dependents)},
+                        "annotations": {"deppy.io/dependency-of": dependents},
+                    },
+                    "spec": {
+                        "inputClass": input_class_name(outcome.unit.inputs[0]),
+                        "constraints": [{"type": "olm.catalog", "value": value}],
+                    },
+                },
+                namespace,
+            )
+            existing.add(name)
+            asked.add(package)

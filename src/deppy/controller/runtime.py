@@ -1,0 +1,53 @@
+"""What every handler shares: the API door, the catalog cache, the cluster's versions, and a
+lock per namespace (one resolution of a namespace at a time in this process; peering keeps other
+replicas from writing at all)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.kube import ApiError, Kube
+from deppy.resolution.request import ClusterFacts
+from deppy.resolution.request_parsing import parse_version
+
+
+@dataclass
+class Runtime:
+    kube: Kube
+    namespaces: tuple[str, ...] = ()  # watched namespaces; empty: the whole cluster
+    cache: CatalogCache = field(default_factory=CatalogCache)
+    cluster: ClusterFacts = field(default_factory=ClusterFacts)
+    _locks: dict[str, threading.Lock] = field(default_factory=dict)
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+
+    def watched(self, namespace: str) -> bool:
+        return not self.namespaces or namespace in self.namespaces
+
+    @contextmanager
+    def namespace_lock(self, namespace: str) -> Iterator[None]:
+        with self._guard:
+            lock = self._locks.setdefault(namespace, threading.Lock())
+        with lock:
+            yield
+
+    def read_cluster_versions(self) -> None:
+        """Kubernetes from ``/version``; OpenShift from the ClusterVersion, when it exists."""
+        kube_version = None
+        text = self.kube.version().lstrip("v").split("+")[0]
+        if text:
+            kube_version = parse_version(text, "/version", tolerant=True)
+        openshift = None
+        try:
+            found = self.kube.call("GET", "/apis/config.openshift.io/v1/clusterversions/version")
+            desired = (found.get("status") or {}).get("desired") or {}
+            if desired.get("version"):
+                openshift = parse_version(
+                    str(desired["version"]), "ClusterVersion version", tolerant=True
+                )
+        except ApiError:
+            openshift = None
+        self.cluster = ClusterFacts(openshift, kube_version)
