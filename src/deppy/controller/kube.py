@@ -54,6 +54,25 @@ class Kind:
         return base
 
 
+def clean(value: Any, *, in_list: bool = False) -> Any:
+    """A merge patch without empty strings: the API server reads ``""`` in a merge patch as null
+    (which a string field refuses), so an empty field is dropped inside lists and deleted
+    (null) elsewhere."""
+    if isinstance(value, dict):
+        cleaned: dict[str, Any] = {}
+        for key, item in value.items():
+            if item == "":
+                if in_list:
+                    continue
+                cleaned[key] = None
+            else:
+                cleaned[key] = clean(item, in_list=in_list)
+        return cleaned
+    if isinstance(value, list):
+        return [clean(item, in_list=True) for item in value]
+    return value
+
+
 def kind(plural: str) -> Kind:
     if plural in _CORE:
         return Kind(plural, "", "v1")
@@ -82,9 +101,8 @@ class Kube:
             url += "?" + urlencode(query)
         headers = {"Accept": "application/json", "Content-Type": content_type}
         self.client.update_params_for_auth(headers, [], ["BearerToken"], path, method, body)
-        payload = json.dumps(body) if body is not None else None
         response = self.client.rest_client.request(
-            method, url, headers=headers, body=payload, _request_timeout=30
+            method, url, headers=headers, body=body, _request_timeout=30
         )
         data = response.read()
         text = data.decode() if isinstance(data, bytes) else str(data or "")
@@ -165,7 +183,7 @@ class Kube:
                 return current
             patch = {
                 "metadata": {"resourceVersion": current["metadata"]["resourceVersion"]},
-                "status": status,
+                "status": clean(status),
             }
             try:
                 return self.call(

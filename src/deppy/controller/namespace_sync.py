@@ -23,6 +23,7 @@ from deppy.controller.resolveset import (
     config_map_body,
     instance_body,
     label_value,
+    owner_reference,
     read_bundles_json,
 )
 from deppy.controller.runtime import Runtime
@@ -69,6 +70,7 @@ def held_bundles(instances: Sequence[Body], config_maps: Mapping[str, Body]) -> 
                         entry.get("name"),
                         f"Instance {name}",
                     ),
+                    name,
                 )
             )
     return held
@@ -112,6 +114,26 @@ def _apply(
     refs: dict[str, Any] = {}
     if outcome.resolveset is not None and members:
         refs = _ensure_resolveset(runtime, namespace, outcome.resolveset, members, outcome)
+    elif outcome.current is not None:
+        owners = [
+            owner_reference({**m, "apiVersion": API_VERSION, "kind": "Input"}) for m in members
+        ]
+        for plural, name in (
+            ("configmaps", f"{outcome.current}-content"),
+            ("bundles", outcome.current),
+            ("instances", outcome.current),
+        ):
+            found = kube.get(plural, name, namespace)
+            if found is not None and found["metadata"].get("ownerReferences") != owners:
+                kube.patch(plural, name, {"metadata": {"ownerReferences": owners}}, namespace)
+        instance = kube.get("instances", outcome.current, namespace)
+        refs = {
+            "apiVersion": API_VERSION,
+            "kind": "Bundle",
+            "name": outcome.current,
+            "namespace": namespace,
+            "conditions": [c for c in [condition(instance or {}, "Approved")] if c],
+        }
     for body in members:
         fields: dict[str, Any] = dict(outcome.statuses.get(name_of(body), {}))
         if outcome.explanation is not None:

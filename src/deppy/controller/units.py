@@ -52,6 +52,7 @@ class Held:
 
     unit: str
     installed: InstalledBundle
+    resolveset: str = ""  # the Instance holding it
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,7 @@ class UnitOutcome:
     catalogs: list[str] = field(default_factory=list)
     wanted_by: dict[str, list[RequiredPackage]] = field(default_factory=dict)
     explanation: dict[str, Any] | None = None
+    current: str | None = None  # the approved resolveset already holding exactly this answer
 
 
 def name_of(body: Body) -> str:
@@ -236,7 +238,15 @@ def _solved(
         return outcome
     _select(outcome, resolution, held)
     outcome.message = f"{len(outcome.entries)} bundles in the resolveset"
-    _finish(outcome, resolution, context, trace=trace, whatif=whatif)
+    own = {h.installed.bundle: h.resolveset for h in held if h.unit == outcome.unit.key}
+    unchanged = all(e.kept for e in outcome.entries) and set(own) == {
+        e.bundle.name for e in outcome.entries
+    }
+    if own and unchanged and trace is None and whatif is None:
+        outcome.current = next(iter(own.values()))
+    _finish(
+        outcome, resolution, context, trace=trace, whatif=whatif, build_set=outcome.current is None
+    )
     return outcome
 
 
