@@ -78,9 +78,11 @@ class ClassParameters:
     min_ocp: Version | None = None
 
     def cluster(self, actual: ClusterFacts) -> ClusterFacts:
-        """The cluster to resolve against: what it runs, raised to the class's lower bounds."""
+        """The cluster to resolve against: what it runs, raised to the class's lower bounds
+        (the OpenShift bound only on OpenShift)."""
+        openshift = actual.openshift_version
         return ClusterFacts(
-            _at_least(actual.openshift_version, self.min_ocp),
+            _at_least(openshift, self.min_ocp) if openshift is not None else None,
             _at_least(actual.kube_version, self.min_kube),
         )
 

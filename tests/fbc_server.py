@@ -1,0 +1,71 @@
+"""A local HTTP server that serves a catalog directory as one FBC JSON stream, the way catalogd
+serves ``…/api/v1/all`` (127.0.0.1 only; tests and benchmarks start and stop it)."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import orjson
+
+from deppy.catalog.fbc_files import catalog_files, read_docs
+
+
+def fbc_stream(root: Path) -> bytes:
+    """Every object of the catalog tree, one compact JSON object per line."""
+    lines: list[bytes] = []
+    for rel in catalog_files(root, []):
+        path = root / rel
+        for doc in read_docs(path.read_bytes(), path.suffix, []):
+            lines.append(orjson.dumps(doc.obj))
+    return b"\n".join(lines) + b"\n"
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    body = b""
+
+    def do_GET(self) -> None:
+        if not self.server.up:  # type: ignore[attr-defined]
+            self.send_error(503, "catalog server is down (test)")
+            return
+        body = self.server.body  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/jsonl")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class CatalogServer:
+    """``url`` serves ``body``; set ``up = False`` to make it answer 503."""
+
+    def __init__(self, body: bytes) -> None:
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.server.body = body  # type: ignore[attr-defined]
+        self.server.up = True  # type: ignore[attr-defined]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host!s}:{port}/api/v1/all"
+
+    def set_up(self, up: bool) -> None:
+        self.server.up = up  # type: ignore[attr-defined]
+
+
+@contextmanager
+def serve_catalog(body: bytes) -> Iterator[CatalogServer]:
+    server = CatalogServer(body)
+    server.thread.start()
+    try:
+        yield server
+    finally:
+        server.server.shutdown()
+        server.server.server_close()

@@ -1,0 +1,712 @@
+"""deppy's controller against a real kube-apiserver: every kind, driven as a cluster admin would.
+
+One controller (``deppy controller`` as a subprocess) for the module; community v4.18 served over
+HTTP by a local server; a small catalog (Red Hat index excerpts that embed their CSVs, one of
+them gzip-compressed in binaryData) in a ConfigMap. Each test works in its own namespace.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deppy.controller.kube import Kube
+from tests.conftest import shared_path
+from tests.controller_env import (
+    Controller,
+    catalog_object,
+    client,
+    condition,
+    config_map_catalog,
+    install,
+    run_controller,
+    wait_for,
+)
+from tests.fbc_server import fbc_stream, serve_catalog
+from tests.kube import KubeCluster
+
+EXCERPTS = "redhat-operator-index-excerpts"
+
+
+@pytest.fixture(scope="module")
+def env(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    install(kube)
+    api = client(kube)
+    body = fbc_stream(shared_path("catalogs", "community-operators-prod-v4.18"))
+    with serve_catalog(body) as server:
+        kube.kubectl("create", "namespace", "deppy-catalogs")
+        files = {
+            "jaeger.json.gz": shared_path("catalogs", EXCERPTS, "jaeger-product", "catalog.json"),
+            "aws.json": shared_path(
+                "catalogs", EXCERPTS, "aws-load-balancer-operator", "catalog.json"
+            ),
+        }
+        api.create(
+            "configmaps", config_map_catalog("small", "deppy-catalogs", files), "deppy-catalogs"
+        )
+        api.create(
+            "catalogs",
+            catalog_object(
+                "small",
+                {"configMap": {"namespace": "deppy-catalogs", "names": ["small"]}},
+                priority=5,
+            ),
+        )
+        api.create("catalogs", catalog_object("community", {"http": {"url": server.url}}))
+        log = tmp_path_factory.mktemp("controller") / "controller.log"
+        with run_controller(kube, log) as controller:
+            for name in ("small", "community"):
+                wait_for(f"Catalog {name} Ready", lambda n=name: _ready(api, n), 180, controller)
+            yield {"api": api, "controller": controller, "server": server, "kube": kube}
+
+
+def _ready(api: Kube, name: str) -> bool:
+    found = condition(api.get("catalogs", name), "Ready")
+    return found is not None and found["status"] == "True"
+
+
+def _create(
+    api: Kube, namespace: str, kind: str, name: str, spec: dict[str, Any], **top: Any
+) -> dict[str, Any]:
+    body = {
+        "apiVersion": "deppy.io/v1alpha1",
+        "kind": kind,
+        "metadata": {"name": name, "namespace": namespace},
+        **({"spec": spec} if spec else {}),
+        **top,
+    }
+    plural = {"ActiveResolution": "activeresolutions", "Input": "inputs", "Operator": "operators"}[
+        kind
+    ]
+    return api.create(plural, body, namespace)
+
+
+def _resolved(
+    api: Kube, plural: str, namespace: str, name: str, controller: Controller, generation: int = 1
+) -> dict[str, Any]:
+    def probe() -> dict[str, Any] | None:
+        found = api.get(plural, name, namespace)
+        status = (found or {}).get("status") or {}
+        done = status.get("observedGeneration") == generation and condition(found, "Resolved")
+        return found if done else None
+
+    result: dict[str, Any] = wait_for(
+        f"{plural} {namespace}/{name} resolved", probe, log=controller
+    )
+    return result
+
+
+# -- Catalogs and health ---------------------------------------------------------------------
+
+
+def test_catalogs_report_their_content_and_the_controller_answers_health(
+    env: dict[str, Any],
+) -> None:
+    api: Kube = env["api"]
+    community = api.get("catalogs", "community")
+    assert community is not None
+    assert community["status"]["packages"] == 312
+    assert community["status"]["bundles"] == 5572
+    assert community["status"]["digest"].startswith("sha256:")
+    small = api.get("catalogs", "small")
+    assert small is not None and small["status"]["packages"] == 2  # gzip binaryData read
+    port = env["controller"].health_port
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as answer:
+        assert answer.status == 200
+
+
+# -- ActiveResolution ------------------------------------------------------------------------
+
+
+def test_active_resolution_resolved_unsatisfiable_and_invalid(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("ar")
+    _create(
+        api,
+        ns,
+        "ActiveResolution",
+        "ok",
+        {
+            "sources": ["community"],
+            "constraints": ['required("etcd", ">=0.9.0", "singlenamespace-alpha")'],
+        },
+    )
+    _create(
+        api,
+        ns,
+        "ActiveResolution",
+        "che",
+        {
+            "sources": ["community"],
+            "constraints": [{"required": {"name": "eclipse-che", "versionRange": ">=7.50.0"}}],
+        },
+    )
+    _create(
+        api,
+        ns,
+        "ActiveResolution",
+        "typo",
+        {
+            "constraints": [{"required": {"nmae": "etcd"}}],
+        },
+    )
+    ok = _resolved(api, "activeresolutions", ns, "ok", controller)
+    assert condition(ok, "Resolved")["reason"] == "Resolved"
+    selection = ok["status"]["selection"]
+    assert any(s.startswith("community:etcd:0.9.4:") for s in selection), selection
+    che = _resolved(api, "activeresolutions", ns, "che", controller)
+    assert condition(che, "Resolved")["reason"] == "Unsatisfiable"
+    text = che["status"]["explanation"]["text"]
+    assert "devworkspace-operator" in text
+    assert che["status"]["explanation"]["structured"]["roots"]
+    typo = _resolved(api, "activeresolutions", ns, "typo", controller)
+    found = condition(typo, "Resolved")
+    assert found["reason"] == "InvalidSpec"
+    assert "spec.constraints[0].required.nmae" in found["message"]
+    assert "Traceback" not in controller.log_text()
+
+
+def test_a_spec_change_is_resolved_again(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("ar")
+    _create(
+        api,
+        ns,
+        "ActiveResolution",
+        "etcd",
+        {
+            "sources": ["community"],
+            "constraints": ['required("etcd", "0.9.2")'],
+        },
+    )
+    first = _resolved(api, "activeresolutions", ns, "etcd", controller)
+    assert any(":etcd:0.9.2:" in s for s in first["status"]["selection"])
+    api.patch(
+        "activeresolutions", "etcd", {"spec": {"constraints": ['required("etcd", "0.9.4")']}}, ns
+    )
+    second = _resolved(api, "activeresolutions", ns, "etcd", controller, generation=2)
+    assert any(":etcd:0.9.4:" in s for s in second["status"]["selection"])
+
+
+# -- Operator, Input, resolveset, approval ---------------------------------------------------
+
+
+def _instances(api: Kube, ns: str) -> list[dict[str, Any]]:
+    return api.list("instances", ns, labels="app.kubernetes.io/managed-by=deppy")
+
+
+def _set_entries(api: Kube, ns: str, name: str) -> list[dict[str, Any]]:
+    found = api.get("configmaps", f"{name}-content", ns)
+    assert found is not None
+    entries: list[dict[str, Any]] = json.loads(found["data"]["resolved.bundles.json"])
+    return entries
+
+
+def test_operator_installs_then_upgrades_with_android_approval(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("op")
+    _create(
+        api,
+        ns,
+        "Operator",
+        "jaeger",
+        {
+            "catalog": {"name": "small", "package": "jaeger-product", "channel": "stable"},
+            "version": "1.47.1-5",
+        },
+    )
+    instance = wait_for("an Instance", lambda: _instances(api, ns), log=controller)[0]
+    name = instance["metadata"]["name"]
+    approved = wait_for(
+        "an Approved condition",
+        lambda: condition(api.get("instances", name, ns), "Approved"),
+        log=controller,
+    )
+    assert approved["status"] == "False" and "new install" in approved["message"]
+    the_input = api.get("inputs", "jaeger", ns)
+    assert the_input is not None
+    assert the_input["metadata"]["ownerReferences"][0]["kind"] == "Operator"
+    entries = _set_entries(api, ns, name)
+    assert [(e["packageName"], e["version"], e["schema"]) for e in entries] == [
+        ("jaeger-product", "1.47.1-5", "bundle.v1")
+    ]
+    assert {p["type"] for p in entries[0]["properties"]} <= {"olm.package", "olm.gvk"}
+    bundle = api.get("bundles", name, ns)
+    assert bundle is not None and bundle["spec"]["class"] == "deppy.resolveset"
+    done = subprocess_approve(kube, name, ns)
+    assert "approved" in done
+    operator = wait_for(
+        "UpdateAvailable",
+        lambda: (
+            condition(api.get("operators", "jaeger", ns), "UpdateAvailable")
+            if (api.get("operators", "jaeger", ns) or {}).get("status", {}).get("installed")
+            else None
+        ),
+        log=controller,
+    )
+    assert operator["reason"] == "UpdateFound"
+    status = api.get("operators", "jaeger", ns)["status"]
+    assert status["installed"] == "jaeger-operator.v1.47.1-5"
+    assert status["updates"][0]["options"][0] == "jaeger-operator.v1.51.0-1"
+    assert {r["kind"] for r in status["components"]["refs"]} == {"Input", "Bundle", "Instance"}
+    # let it move forward: the new set replaces 1.47.1-5 and asks for no new rules
+    api.patch("operators", "jaeger", {"spec": {"version": ">=1.47.0"}}, ns)
+
+    def upgraded() -> dict[str, Any] | None:
+        for found in _instances(api, ns):
+            if found["metadata"]["name"] != name and condition(found, "Approved"):
+                return found
+        return None
+
+    newer = wait_for("the upgrade's Instance", upgraded, log=controller)
+    assert condition(newer, "Approved")["reason"] == "NoNewPermissions"
+    entries = _set_entries(api, ns, newer["metadata"]["name"])
+    assert entries[0]["version"] == "1.51.0-1"
+    assert entries[0]["properties"][0] == {
+        "type": "pivotFrom",
+        "value": "jaeger-operator.v1.47.1-5",
+    }
+    # the approved new set retires the old one
+    wait_for(
+        "the old Instance removed", lambda: api.get("instances", name, ns) is None, log=controller
+    )
+    # deleting the Operator removes what was created for it (kube-controller-manager's GC)
+    api.delete("operators", "jaeger", ns)
+    wait_for(
+        "garbage collection",
+        lambda: not _instances(api, ns) and api.get("inputs", "jaeger", ns) is None,
+        120,
+        controller,
+    )
+
+
+def subprocess_approve(kube: KubeCluster, name: str, ns: str) -> str:
+    import subprocess
+
+    from tests.controller_env import DEPPY
+
+    done = subprocess.run(
+        [DEPPY, "approve", name, "-n", ns, "--kubeconfig", str(kube.kubeconfig)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def test_unsatisfiable_input_carries_the_explanation_and_missing_dependencies(
+    env: dict[str, Any],
+) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("in")
+    _create(
+        api,
+        ns,
+        "Input",
+        "che",
+        {
+            "constraints": [
+                {"type": "olm.catalog", "value": {"name": "community", "package": "eclipse-che"}},
+                {
+                    "type": "olm.packageVersion",
+                    "value": {"package": "eclipse-che", "version": ">=7.50.0"},
+                },
+            ]
+        },
+    )
+    found = _resolved(api, "inputs", ns, "che", controller)
+    failed = condition(found, "ResolutionFailed")
+    assert failed["status"] == "True" and "devworkspace-operator" in failed["message"]
+    instance = found["status"]["instances"][0]
+    missing = condition({"status": instance}, "DependenciesMissing")
+    assert missing["status"] == "True" and "devworkspace-operator" in missing["message"]
+    assert not _instances(api, ns)
+
+
+def test_invalid_input_names_the_field(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("in")
+    _create(
+        api,
+        ns,
+        "Input",
+        "bad",
+        {
+            "constraints": [
+                {"type": "olm.packageVersion", "value": {"package": "etcd", "version": ">=banana"}},
+            ]
+        },
+    )
+    _create(
+        api,
+        ns,
+        "Input",
+        "cel",
+        {
+            "constraints": [
+                {"type": "olm.catalog", "value": {"name": "community", "package": "etcd"}},
+                {"type": "olm.cel", "value": "properties.exists(p, p.type =="},
+            ]
+        },
+    )
+    _create(
+        api,
+        ns,
+        "Input",
+        "noclass",
+        {
+            "inputClass": "nope",
+            "constraints": [
+                {"type": "olm.catalog", "value": {"name": "community", "package": "etcd"}},
+            ],
+        },
+    )
+    for name, field in (
+        ("bad", "spec.constraints[0].value"),
+        ("cel", "spec.constraints[1].value"),
+        ("noclass", "spec.inputClass"),
+    ):
+        found = wait_for(
+            f"InvalidSpec on {name}",
+            lambda n=name: condition(api.get("inputs", n, ns), "Resolved"),
+            log=controller,
+        )
+        assert found["reason"] == "InvalidSpec", found
+        assert field in found["message"], found["message"]
+
+
+def test_classes_dry_run_force_trace_and_dependencies(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("cls")
+    api.create(
+        "inputclasses",
+        {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "InputClass",
+            "metadata": {"name": f"traced-{ns}"},
+            "parameters": {"trace": True, "dryRun": True},
+        },
+    )
+    etcd = {
+        "type": "olm.catalog",
+        "value": {"name": "community", "package": "etcd", "channel": "singlenamespace-alpha"},
+    }
+    _create(api, ns, "Input", "plan", {"inputClass": "dry-run", "constraints": [etcd]})
+    _create(
+        api,
+        ns,
+        "Input",
+        "every",
+        {
+            "inputClass": "force",
+            "constraints": [
+                etcd,
+                {"type": "olm.packageVersion", "value": {"package": "etcd", "version": "<0.9.4"}},
+            ],
+        },
+    )
+    _create(api, ns, "Input", "traced", {"inputClass": f"traced-{ns}", "constraints": [etcd]})
+    _create(
+        api,
+        ns,
+        "Input",
+        "topology",
+        {
+            "constraints": [
+                {
+                    "type": "olm.catalog",
+                    "value": {
+                        "name": "community",
+                        "package": "rabbitmq-messaging-topology-operator",
+                    },
+                }
+            ]
+        },
+    )
+    for name in ("plan", "every", "traced", "topology"):
+        _resolved(api, "inputs", ns, name, controller)
+    bundles = {b["metadata"]["labels"]["deppy.io/unit"]: b for b in api.list("bundles", ns)}
+    instances = {i["metadata"]["labels"]["deppy.io/unit"] for i in _instances(api, ns)}
+    assert "dry-run.plan" in bundles and "dry-run.plan" not in instances
+    every = _set_entries(api, ns, bundles["force.every"]["metadata"]["name"])
+    assert len(every) > 1 and all(e["packageName"] == "etcd" for e in every)
+    assert all(e["version"] < "0.9.4" for e in every)
+    traced = api.get(
+        "configmaps", bundles[f"traced-{ns}.traced"]["metadata"]["name"] + "-content", ns
+    )
+    trace = gzip.decompress(base64.b64decode(traced["binaryData"]["trace.jsonl.gz"]))
+    assert b'"type"' in trace and len(trace.splitlines()) > 3
+    # generateInputsForDependencies (subscription): the topology operator brings the cluster one
+    generated = wait_for(
+        "an Input for the dependency",
+        lambda: api.get("inputs", "rabbitmq-cluster-operator", ns),
+        log=controller,
+    )
+    assert generated["metadata"]["labels"]["deppy.io/generated-for"] == "topology"
+    assert "ownerReferences" not in generated["metadata"]  # it stays when its dependent goes
+
+
+def test_minimal_version_keeps_dependencies_low(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    versions = {}
+    for klass in ("subscription", "minimal-version"):
+        ns = kube.new_namespace("min")
+        _create(
+            api,
+            ns,
+            "Input",
+            "topology",
+            {
+                "inputClass": klass,
+                "constraints": [
+                    {
+                        "type": "olm.catalog",
+                        "value": {
+                            "name": "community",
+                            "package": "rabbitmq-messaging-topology-operator",
+                        },
+                    }
+                ],
+            },
+        )
+        found = _resolved(api, "inputs", ns, "topology", controller)
+        dependency = found["status"]["instances"][0]["dependencies"][0]["name"]
+        versions[klass] = dependency
+    assert versions["subscription"] == "rabbitmq-cluster-operator.v2.10.0"
+    assert versions["minimal-version"] < versions["subscription"]
+
+
+def test_dry_run_next_carries_the_what_if_report(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("next")
+    _create(
+        api,
+        ns,
+        "Input",
+        "etcd",
+        {
+            "inputClass": "dry-run-next",
+            "constraints": [
+                {"type": "olm.catalog", "value": {"name": "community", "package": "etcd"}}
+            ],
+        },
+    )
+    _resolved(api, "inputs", ns, "etcd", controller)
+    bundle = wait_for("a Bundle", lambda: api.list("bundles", ns), log=controller)[0]
+    content = api.get("configmaps", bundle["metadata"]["name"] + "-content", ns)
+    report = json.loads(content["data"]["whatif.json"])
+    assert report["next"].startswith("Kubernetes 1.21")
+    assert not _instances(api, ns)
+
+
+def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("appr")
+    for policy in ("DenyAll", "AllowAll"):
+        klass = f"{policy.lower()}-{ns}"
+        api.create(
+            "provisionerclasses",
+            {
+                "apiVersion": "deppy.io/v1alpha1",
+                "kind": "ProvisionerClass",
+                "metadata": {"name": klass},
+                "provisioner": "deppy.io/resolver",
+                "parameters": {"approval": policy},
+            },
+        )
+        api.create(
+            "inputclasses",
+            {
+                "apiVersion": "deppy.io/v1alpha1",
+                "kind": "InputClass",
+                "metadata": {"name": klass},
+                "parameters": {"provisionerClass": klass},
+            },
+        )
+        _create(
+            api,
+            ns,
+            "Input",
+            policy.lower(),
+            {
+                "inputClass": klass,
+                "constraints": [
+                    {
+                        "type": "olm.catalog",
+                        "value": {"name": "small", "package": "aws-load-balancer-operator"},
+                    }
+                ],
+            },
+        )
+
+    def verdicts() -> dict[str, dict[str, Any]] | None:
+        found = {
+            i["metadata"]["labels"]["deppy.io/unit"]: condition(i, "Approved")
+            for i in _instances(api, ns)
+        }
+        return found if len(found) == 2 and all(found.values()) else None
+
+    found = wait_for("two verdicts", verdicts, log=controller)
+    deny = found[f"denyall-{ns}"]
+    allow = found[f"allowall-{ns}"]
+    assert (deny["status"], deny["reason"]) == ("False", "ApprovalRequired")
+    assert (allow["status"], allow["reason"]) == ("True", "ApprovedByPolicy")
+    # a person approves; the controller never takes it back
+    denied = next(
+        i
+        for i in _instances(api, ns)
+        if i["metadata"]["labels"]["deppy.io/unit"] == f"denyall-{ns}"
+    )
+    subprocess_approve(kube, denied["metadata"]["name"], ns)
+    api.patch(
+        "inputs",
+        "denyall",
+        {
+            "spec": {
+                "constraints": [
+                    {
+                        "type": "olm.catalog",
+                        "value": {"name": "small", "package": "aws-load-balancer-operator"},
+                    },
+                    {
+                        "type": "olm.packageVersion",
+                        "value": {"package": "aws-load-balancer-operator", "version": ">=0.0.1"},
+                    },
+                ]
+            }
+        },
+        ns,
+    )
+    _resolved(api, "inputs", ns, "denyall", controller, generation=2)
+    later = api.get("instances", denied["metadata"]["name"], ns)
+    assert condition(later, "Approved")["reason"] == "ApprovedByUser"
+
+
+# -- Faults ----------------------------------------------------------------------------------
+
+
+def test_an_unavailable_catalog_keeps_the_last_good_result(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("cat")
+    body = fbc_stream(shared_path("catalogs", EXCERPTS, "aws-load-balancer-operator"))
+    with serve_catalog(body) as flaky:
+        name = f"flaky-{ns}"
+        api.create(
+            "catalogs", catalog_object(name, {"http": {"url": flaky.url, "pollInterval": "2s"}})
+        )
+        wait_for("the flaky catalog", lambda: _ready(api, name), log=controller)
+        _create(
+            api,
+            ns,
+            "ActiveResolution",
+            "aws",
+            {"sources": [name], "constraints": ['required("aws-load-balancer-operator")']},
+        )
+        first = _resolved(api, "activeresolutions", ns, "aws", controller)
+        selection = first["status"]["selection"]
+        assert selection
+        flaky.set_up(False)
+
+        def marked() -> dict[str, Any] | None:
+            found = api.get("activeresolutions", "aws", ns)
+            reason = (condition(found, "Resolved") or {}).get("reason")
+            return found if reason == "CatalogUnavailable" else None
+
+        down = wait_for("CatalogUnavailable", marked, log=controller)
+        assert down["status"]["selection"] == selection
+        catalog = api.get("catalogs", name)
+        assert condition(catalog, "Ready")["status"] == "False"
+        assert catalog["status"]["bundles"] == 1  # still serving its last good content
+        flaky.set_up(True)
+        again = wait_for(
+            "resolved again",
+            lambda: (
+                (condition(api.get("activeresolutions", "aws", ns), "Resolved") or {}).get("reason")
+                == "Resolved"
+            ),
+            log=controller,
+        )
+        assert again
+        api.delete("catalogs", name)
+        down = wait_for("CatalogUnavailable after deletion", marked, log=controller)
+        assert down["status"]["selection"] == selection
+
+
+def test_status_writes_never_lose_a_concurrent_update(env: dict[str, Any]) -> None:
+    """The controller's guarded write: a write that lands between its read and its patch makes
+    the patch fail (409), and the status is computed again from the newer object."""
+    api, kube = env["api"], env["kube"]
+    ns = kube.new_namespace("rv")
+    _create(api, ns, "ActiveResolution", "x", {"constraints": ['required("etcd")']})
+    calls: list[int] = []
+
+    def compute(current: dict[str, Any]) -> dict[str, Any]:
+        calls.append(1)
+        if len(calls) == 1:  # someone else writes meanwhile
+            api.call(
+                "PATCH",
+                f"/apis/deppy.io/v1alpha1/namespaces/{ns}/activeresolutions/x/status",
+                {"status": {"warnings": ["written by someone else"]}},
+                content_type="application/merge-patch+json",
+            )
+        seen = (current.get("status") or {}).get("warnings") or []
+        return {"warnings": [*seen, "ours"]}
+
+    api.update_status("activeresolutions", "x", ns, compute)
+    final = api.get("activeresolutions", "x", ns)
+    assert len(calls) == 2
+    assert final["status"]["warnings"][:1] == ["written by someone else"]
+    assert final["status"]["warnings"][-1] == "ours"
+
+
+def test_many_resolutions_at_once_are_all_answered(env: dict[str, Any]) -> None:
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    ns = kube.new_namespace("many")
+    packages = [
+        "etcd",
+        "prometheus",
+        "grafana-operator",
+        "argocd-operator",
+        "strimzi-kafka-operator",
+    ]
+    for n in range(20):
+        _create(
+            api,
+            ns,
+            "ActiveResolution",
+            f"r{n}",
+            {"sources": ["community"], "constraints": [f'required("{packages[n % 5]}")']},
+        )
+
+    def all_done() -> bool:
+        found = api.list("activeresolutions", ns)
+        return len(found) == 20 and all(condition(f, "Resolved") for f in found)
+
+    wait_for("20 resolutions", all_done, log=controller)
+    reasons = {condition(f, "Resolved")["reason"] for f in api.list("activeresolutions", ns)}
+    assert reasons == {"Resolved"}
+
+
+def test_manifests_are_least_privilege(env: dict[str, Any]) -> None:
+    api = env["api"]
+    role = api.call("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/deppy-controller")
+    for rule in role["rules"]:
+        assert "*" not in rule["verbs"] and "*" not in rule["resources"]
+        assert "*" not in rule.get("apiGroups", [])
+    writable = {r for rule in role["rules"] if "delete" in rule["verbs"] for r in rule["resources"]}
+    assert writable == {"inputs", "bundles", "instances", "configmaps"}
+    assert {c["metadata"]["name"] for c in api.list("inputclasses")} >= {
+        "subscription",
+        "force",
+        "minimal-version",
+        "dry-run",
+        "dry-run-next",
+    }
+    assert Path  # the module's imports stay used
