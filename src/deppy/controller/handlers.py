@@ -120,8 +120,22 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
             load_catalog(runtime, body, write=False)
 
     @kopf.on.login(registry=registry)
-    def login(**kwargs: Any) -> Any:
-        return kopf.login_via_client(**kwargs)
+    def login(**_: Any) -> kopf.ConnectionInfo:
+        """kopf connects with the credentials deppy's own client was built from (the
+        --kubeconfig given, $KUBECONFIG, or the pod's service account)."""
+        config = kube.client.configuration
+        keys = config.api_key or {}
+        token = keys.get("BearerToken") or keys.get("authorization") or ""
+        scheme, _space, value = token.partition(" ")
+        return kopf.ConnectionInfo(
+            server=config.host,
+            ca_path=config.ssl_ca_cert,
+            insecure=not config.verify_ssl,
+            scheme=scheme or None,
+            token=value or None,
+            certificate_path=config.cert_file,
+            private_key_path=config.key_file,
+        )
 
     # -- Catalog -----------------------------------------------------------------------------
     @kopf.on.resume(GROUP, VERSION, "catalogs", registry=registry)

@@ -154,6 +154,12 @@ def input_requirements(body: Mapping[str, Any], catalogs: BundleSource) -> list[
         elif kind == "olm.cel":
             if not isinstance(value, str):
                 raise InputError(f"{here}.value", "expected a CEL rule (a string)")
+            try:
+                compile_rule(value)
+            except CelCompileError as error:
+                raise InputError(
+                    f"{here}.value", f"the CEL rule does not compile: {error}"
+                ) from None
             rules.append((value, f"{here}.value"))
         else:
             raise InputError(

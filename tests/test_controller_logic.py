@@ -1,0 +1,312 @@
+"""The controller's logic without a cluster: CRDs, requests from objects, catalog sources,
+resolvesets, permissions and approval, minimal-version — on the real catalogs in ../shared."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+from typing import Any
+
+import pytest
+
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.fbc import load_catalog
+from deppy.catalog.semver import Version
+from deppy.controller.approval import ALLOW_ALL, DENY_ALL, decide
+from deppy.controller.catalog_sources import catalog_source, config_map_files, parse_duration
+from deppy.controller.crds import all_crds
+from deppy.controller.manifests import all_manifests
+from deppy.controller.permissions import Rule, added_rules, bundle_rules
+from deppy.controller.requests import (
+    active_resolution_request,
+    class_parameters,
+    input_requirements,
+    operator_input_constraints,
+)
+from deppy.controller.resolveset import SetEntry, build
+from deppy.errors import InputError
+from deppy.resolution.node_library import minimal_version_pipeline
+from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request_parsing import parse_require
+from deppy.workflows.resolve import resolve_with_options
+from tests.conftest import shared_path
+
+EXCERPTS = "redhat-operator-index-excerpts"
+
+
+@pytest.fixture(scope="module")
+def community() -> CatalogSet:
+    path = shared_path("catalogs", "community-operators-prod-v4.18")
+    return CatalogSet([load_catalog(path, name="community")])
+
+
+def _structural(schema: dict[str, Any], where: str) -> None:
+    if not schema.get("x-kubernetes-preserve-unknown-fields"):
+        assert "type" in schema, f"{where} has no type"
+    for name, child in (schema.get("properties") or {}).items():
+        _structural(child, f"{where}.{name}")
+    if "items" in schema:
+        _structural(schema["items"], f"{where}[]")
+
+
+def test_every_crd_is_structural_with_status_and_columns() -> None:
+    crds = all_crds()
+    assert {c["spec"]["names"]["kind"] for c in crds} == {
+        "Catalog",
+        "ActiveResolution",
+        "InputClass",
+        "Input",
+        "Operator",
+        "Bundle",
+        "Instance",
+        "ProvisionerClass",
+    }
+    for crd in crds:
+        version = crd["spec"]["versions"][0]
+        assert crd["spec"]["group"] == "deppy.io" and version["name"] == "v1alpha1"
+        assert version["subresources"] == {"status": {}}
+        assert version["additionalPrinterColumns"]
+        _structural(version["schema"]["openAPIV3Schema"], crd["metadata"]["name"])
+        assert "x-kubernetes-validations" not in str(version)  # Kubernetes 1.20 has no CEL
+
+
+def test_manifests_bring_the_seed_defaults() -> None:
+    docs = all_manifests()
+    classes = {d["metadata"]["name"]: d for d in docs if d["kind"] == "InputClass"}
+    assert set(classes) == {"subscription", "force", "minimal-version", "dry-run", "dry-run-next"}
+    assert classes["dry-run-next"]["parameters"]["nextClusterVersion"] is True
+    provisioner = next(d for d in docs if d["kind"] == "ProvisionerClass")
+    assert provisioner["parameters"]["approval"] == "Android"
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["args"][0] == "controller" and container["livenessProbe"]
+
+
+def _input(*constraints: dict[str, Any], name: str = "i") -> dict[str, Any]:
+    return {
+        "metadata": {"name": name, "namespace": "ns"},
+        "spec": {"constraints": list(constraints)},
+    }
+
+
+def test_input_constraints_become_requirements(community: CatalogSet) -> None:
+    required = input_requirements(
+        _input(
+            {
+                "type": "olm.catalog",
+                "value": {
+                    "name": "community",
+                    "package": "etcd",
+                    "channel": "singlenamespace-alpha",
+                },
+            },
+            {"type": "olm.packageVersion", "value": {"package": "etcd", "version": ">=0.9.0"}},
+            {"type": "olm.name", "value": "prometheusoperator.0.47.0"},
+        ),
+        community,
+    )
+    etcd, prometheus = required
+    assert (etcd.package, etcd.channel, etcd.catalog) == (
+        "etcd",
+        "singlenamespace-alpha",
+        "community",
+    )
+    assert etcd.versions.contains(Version.parse("0.9.4"))
+    assert not etcd.versions.contains(Version.parse("0.6.1"))
+    assert prometheus.package == "prometheus"
+    assert prometheus.versions.contains(Version.parse("0.47.0"))
+    assert not prometheus.versions.contains(Version.parse("0.37.0"))
+
+
+def test_a_cel_rule_ignores_the_versions_it_rejects(community: CatalogSet) -> None:
+    rule = (
+        'properties.exists(p, p.type == "olm.package" && '
+        'semver_compare(p.value.version, "0.9.2") <= 0)'
+    )
+    (etcd,) = input_requirements(
+        _input(
+            {"type": "olm.catalog", "value": {"package": "etcd"}},
+            {"type": "olm.cel", "value": rule},
+        ),
+        community,
+    )
+    assert Version.parse("0.9.4") in etcd.ignore_versions
+    assert Version.parse("0.9.2") not in etcd.ignore_versions
+
+
+@pytest.mark.parametrize(
+    ("constraint", "field"),
+    [
+        ({"type": "olm.rego", "value": "x"}, "spec.constraints[0].type"),
+        (
+            {"type": "olm.packageVersion", "value": {"package": "etcd"}},
+            "spec.constraints[0].value.version",
+        ),
+        ({"type": "olm.name", "value": "no-such.v1.0.0"}, "spec.constraints[0].value"),
+        ({"type": "olm.cel", "value": "properties.("}, "spec.constraints[0].value"),
+    ],
+)
+def test_bad_input_constraints_name_their_field(
+    community: CatalogSet, constraint: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        input_requirements(_input(constraint, name="bad"), community)
+    assert f"Input ns/bad: {field}" in str(caught.value)
+
+
+def test_active_resolution_takes_the_cluster_versions_it_does_not_state() -> None:
+    body = {
+        "metadata": {"name": "a", "namespace": "n"},
+        "spec": {
+            "constraints": ['required("etcd")'],
+            "timeoutSeconds": 3,
+            "cluster": {"openshiftVersion": "4.16"},
+        },
+    }
+    request, timeout = active_resolution_request(body, ClusterFacts(None, Version.parse("1.20.2")))
+    assert timeout == 3.0
+    assert str(request.cluster.openshift_version) == "4.16"
+    assert str(request.cluster.kube_version) == "1.20.2"
+    with pytest.raises(InputError, match=r"spec.constraints"):
+        active_resolution_request({"metadata": {"name": "a"}, "spec": {}}, ClusterFacts())
+
+
+def test_operator_spec_becomes_input_constraints() -> None:
+    constraints = operator_input_constraints(
+        {
+            "metadata": {"name": "p", "namespace": "n"},
+            "spec": {
+                "catalog": {"name": "community", "package": "plumbus", "channel": "stable"},
+                "version": ">2.0.0 <3.0.0",
+                "constraints": [{"type": "olm.cel", "value": "true"}],
+            },
+        }
+    )
+    assert [c["type"] for c in constraints] == ["olm.catalog", "olm.packageVersion", "olm.cel"]
+
+
+def test_class_parameters_raise_the_cluster_to_their_bounds() -> None:
+    params = class_parameters(
+        {
+            "metadata": {"name": "c"},
+            "parameters": {
+                "constraints": [
+                    {"type": "minKubeVersion", "value": ">= 1.22"},
+                    {"type": "minOCPVersion", "value": ">= 4.7"},
+                ]
+            },
+        }
+    )
+    facts = params.cluster(ClusterFacts(None, Version.parse("1.20.2")))
+    assert str(facts.kube_version) == "1.22" and facts.openshift_version is None
+    on_openshift = params.cluster(ClusterFacts(Version.parse_tolerant("4.12"), None))
+    assert str(on_openshift.openshift_version) == "4.12"
+
+
+def test_catalog_sources() -> None:
+    assert parse_duration("1h30m", "x") == 5400.0
+    with pytest.raises(InputError, match="pollInterval"):
+        catalog_source(
+            {
+                "metadata": {"name": "c"},
+                "spec": {
+                    "source": {"http": {"url": "http://x/api/v1/all", "pollInterval": "soon"}}
+                },
+            }
+        )
+    with pytest.raises(InputError, match="exactly one of"):
+        catalog_source(
+            {
+                "metadata": {"name": "c"},
+                "spec": {"source": {"http": {"url": "http://x"}, "path": {"path": "/c"}}},
+            }
+        )
+    raw = b'{"schema":"olm.package","name":"p"}\n'
+    files = config_map_files(
+        [
+            {
+                "metadata": {"name": "cm"},
+                "data": {"a.json": raw.decode()},
+                "binaryData": {"b.json.gz": base64.b64encode(gzip.compress(raw)).decode()},
+            }
+        ]
+    )
+    assert files == {"cm/a.json": raw, "cm/b.json": raw}
+
+
+def _bundle(folder: str) -> Any:
+    path = shared_path("catalogs", EXCERPTS, folder)
+    return next(iter(load_catalog(path, name=folder).bundles.values()))
+
+
+def test_android_lists_the_rules_a_new_version_adds() -> None:
+    old = _bundle("node-observability-operator-older")
+    new = _bundle("v4.14-node-observability-operator")
+    entry = SetEntry(new, "alpha", pivot_from=old.name)
+    verdict = decide("Android", [entry], lambda package, name: old if name == old.name else None)
+    assert not verdict.approved and verdict.reason == "PermissionsIncreased"
+    assert "clusterrolebindings in apiGroups rbac.authorization.k8s.io (cluster-wide)" in (
+        verdict.message
+    )
+    same = decide("Android", [SetEntry(old, "alpha", pivot_from=old.name)], lambda p, n: old)
+    assert same.approved and same.reason == "NoNewPermissions"
+    fresh = decide("Android", [SetEntry(new, "alpha")], lambda p, n: None)
+    assert not fresh.approved and "new install" in fresh.message
+    assert decide(ALLOW_ALL, [entry], lambda p, n: None).approved
+    assert not decide(DENY_ALL, [entry], lambda p, n: None).approved
+
+
+def test_a_wildcard_covers_and_a_narrower_rule_is_not_new() -> None:
+    star = Rule("cluster", ("",), ("*",), ("get", "list"))
+    pods = Rule("cluster", ("",), ("pods",), ("get",))
+    assert added_rules([pods], [star]) == []
+    assert added_rules([star], [pods]) == [star]
+    namespaced = Rule("namespace", ("",), ("pods",), ("get",))
+    assert added_rules([namespaced], [star]) == [namespaced]  # another scope
+    assert bundle_rules(_bundle("aws-load-balancer-operator")) is not None
+
+
+def test_resolveset_names_follow_the_content(community: CatalogSet) -> None:
+    etcd = [b for b in community.bundles_of("etcd") if str(b.version) == "0.9.4"][0]
+    first = build(
+        "subscription",
+        [SetEntry(etcd, "alpha")],
+        dry_run=False,
+        provisioner_class="deppy.resolveset",
+    )
+    again = build(
+        "subscription",
+        [SetEntry(etcd, "alpha")],
+        dry_run=False,
+        provisioner_class="deppy.resolveset",
+    )
+    other = build(
+        "subscription",
+        [SetEntry(etcd, "alpha", pivot_from="etcdoperator.v0.9.2")],
+        dry_run=False,
+        provisioner_class="deppy.resolveset",
+    )
+    assert first == again and first.name != other.name
+    assert first.name.startswith("subscription-")
+    assert '"pivotFrom"' in other.data["resolved.bundles.json"]
+
+
+def test_minimal_version_keeps_a_dependency_at_its_lowest(community: CatalogSet) -> None:
+    request = ResolutionRequest(required=(parse_require("rabbitmq-messaging-topology-operator"),))
+    newest = resolve_with_options(community, request, timeout=30, pipeline=None, trace=None)
+    lowest = resolve_with_options(
+        community, request, timeout=30, pipeline=minimal_version_pipeline(), trace=None
+    )
+
+    def dependency(resolution: Any) -> Version:
+        return next(
+            Version.parse(s.version)
+            for s in resolution.selection
+            if s.package == "rabbitmq-cluster-operator"
+        )
+
+    assert dependency(lowest) < dependency(newest)
+    topology = [s.version for s in lowest.selection if s.package.endswith("topology-operator")]
+    assert topology == [
+        s.version for s in newest.selection if s.package.endswith("topology-operator")
+    ]

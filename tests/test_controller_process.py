@@ -1,0 +1,81 @@
+"""The controller as a process: a clean stop on SIGTERM, and two replicas of which only one works
+(kopf peering: the lower priority pauses while the higher one is alive, then takes over)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from tests.controller_env import client, condition, install, run_controller, wait_for
+from tests.kube import KubeCluster
+
+
+def test_sigterm_stops_cleanly(kube: KubeCluster, tmp_path: Path) -> None:
+    install(kube)
+    with run_controller(kube, tmp_path / "one.log") as controller:
+        wait_for(
+            "start-up",
+            lambda: (
+                "Resuming operations" in controller.log_text()
+                or "startup' succeeded" in controller.log_text()
+            ),
+            60,
+            controller,
+        )
+        started = time.monotonic()
+        code = controller.stop(timeout=30)
+        assert code == 0, controller.log_text()[-2000:]
+        assert time.monotonic() - started < 30
+    assert "Traceback" not in controller.log_text()
+
+
+def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> None:
+    install(kube)
+    api = client(kube)
+    ns = kube.new_namespace("peer")
+    with (
+        run_controller(kube, tmp_path / "high.log", priority=200) as high,
+        run_controller(kube, tmp_path / "low.log", priority=100) as low,
+    ):
+        wait_for(
+            "the lower replica to pause", lambda: "Pausing operations" in low.log_text(), 60, low
+        )
+        api.create(
+            "activeresolutions",
+            {
+                "apiVersion": "deppy.io/v1alpha1",
+                "kind": "ActiveResolution",
+                "metadata": {"name": "x", "namespace": ns},
+                "spec": {"constraints": ['required("etcd")']},
+            },
+            ns,
+        )
+        wait_for(
+            "an answer",
+            lambda: condition(api.get("activeresolutions", "x", ns), "Resolved"),
+            60,
+            high,
+        )
+        assert "Pausing operations" not in high.log_text()
+        # the working replica stops; the paused one takes over
+        assert high.stop() == 0
+        wait_for(
+            "the other replica to resume",
+            lambda: "Resuming operations" in low.log_text().split("Pausing operations", 1)[-1],
+            90,
+            low,
+        )
+        api.patch(
+            "activeresolutions", "x", {"spec": {"constraints": ['required("prometheus")']}}, ns
+        )
+        wait_for(
+            "the takeover's answer",
+            lambda: (
+                (api.get("activeresolutions", "x", ns) or {})
+                .get("status", {})
+                .get("observedGeneration")
+                == 2
+            ),
+            60,
+            low,
+        )
