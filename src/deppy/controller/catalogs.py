@@ -89,7 +89,24 @@ def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]
         catalog = load_files(source, files)
         del files
     cache.loaded(source.name, catalog, digest, now())
+    _release_memory()
     return True, _fields(runtime, source.name)
+
+
+def _release_memory() -> None:
+    """Give back what a load left behind: the raw body and parse garbage (tens of MB for a full
+    catalog) would otherwise stay in the process's heap."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    name = ctypes.util.find_library("c")
+    if name:
+        try:
+            ctypes.CDLL(name).malloc_trim(0)
+        except (OSError, AttributeError):
+            pass  # not glibc
 
 
 def _exists(path: str) -> bool:

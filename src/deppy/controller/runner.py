@@ -73,6 +73,7 @@ def run(options: ControllerOptions) -> None:
         namespaces=namespaces,
         liveness_endpoint=f"http://{options.health_host}:{options.health_port}/healthz",
         standalone=options.standalone,
-        peering_name=options.peering,
+        # a peering name makes peering mandatory in kopf, which standalone would then wait for
+        peering_name=None if options.standalone else options.peering,
         priority=options.priority if options.priority is not None else default_priority(),
     )
