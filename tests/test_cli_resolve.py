@@ -260,11 +260,11 @@ def test_missing_catalog_path_is_one_line(tmp_path: Path) -> None:
         ),
         (
             "spec:\n  constraints:\n    - required: {name: webapp, versionRange: '>=1.0.0 <<2'}\n",
-            ["spec.constraints[0].required: version range", "<<2"],
+            ["spec.constraints[0].required.versionRange", "<<2"],
         ),
         (
             'spec:\n  constraints:\n    - \'required("webapp", ">=1.0.0, <2.0.0")\'\n',
-            ["spec.constraints[0].required: version range", ">=1.0.0, <2.0.0"],
+            ["spec.constraints[0].required.versionRange", ">=1.0.0, <2.0.0"],
         ),
         (
             'spec:\n  constraints:\n    - \'required("a", ">=1.0.0", "stable", "x")\'\n',
