@@ -222,3 +222,58 @@ def _deprecations(
         if entry is not None and entry.schema == "olm.bundle":
             found.append(Deprecated("bundle", bundle.name, entry.message))
     return found
+
+
+def bundle_details(
+    source: BundleSource, package: str, name: str, catalog: str | None = None
+) -> dict[str, Any]:
+    """One bundle: identity, the channels it is in with its edges there, deprecation, needs,
+    APIs and every property as the catalog declares it (the most preferred catalog's bundle
+    of that name unless ``catalog`` is given)."""
+    found = [
+        b
+        for b in source.bundles_of(package)
+        if b.name == name and (catalog is None or b.catalog == catalog)
+    ]
+    if not found:
+        find_package(source, package)
+        where = f" in catalog {catalog}" if catalog else ""
+        raise PackageNotFound(
+            f"bundle {name!r}",
+            f"package {package} has no bundle of this name{where}",
+            f"try deppy show {package}",
+        )
+    bundle = found[0]
+    channels: list[dict[str, Any]] = []
+    names: list[str] = []
+    for channel in source.channels(bundle.catalog, package):
+        for entry in channel.entries:
+            if entry.name == bundle.name:
+                names.append(channel.name)
+                channels.append(
+                    {
+                        "name": channel.name,
+                        "replaces": entry.replaces,
+                        "skips": list(entry.skips),
+                        "skipRange": entry.skip_range_text,
+                    }
+                )
+    deprecation = source.deprecation_of(bundle)
+    version = BundleVersion(bundle, tuple(names)).as_dict()
+    return {
+        "name": bundle.name,
+        "package": bundle.package,
+        "version": str(bundle.version),
+        "catalog": bundle.catalog,
+        "image": bundle.image,
+        "channels": channels,
+        "deprecation": (
+            {"scope": deprecation.schema, "message": deprecation.message} if deprecation else None
+        ),
+        "maxOpenShiftVersion": version["maxOpenShiftVersion"],
+        "minKubeVersion": version["minKubeVersion"],
+        "requires": version["requires"],
+        "providedApis": [str(g) for g in sorted(bundle.provided_gvks)],
+        "relatedImages": list(bundle.related_images),
+        "properties": [{"type": p.type, "value": p.value} for p in bundle.properties],
+    }

@@ -1,0 +1,215 @@
+"""The catalogs the service answers from: loaded once, kept warm, swapped when they change.
+
+One :class:`Loaded` generation serves every request until a newer one replaces it. A reload is
+noticed by a fingerprint — the store's files, or every file under the ``--catalog`` paths, by
+size and modification time — looked at every few seconds and on ``POST
+/api/v1/catalogs/reload``; the new generation is loaded aside while the old one keeps answering.
+A stored source holds a read transaction, so a generation is closed only once the last request
+using it has finished (``lease``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
+from deppy.errors import DeppyError
+from deppy.resolution.request_parsing import CatalogSpec
+from deppy.service.problems import Problem
+from deppy.workflows.catalog_loading import EMBEDDED, load_catalogs
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+CHECKS_KEPT = 16
+
+
+@dataclass(slots=True, eq=False)
+class Loaded:
+    """One generation of catalogs, with what was computed from it (catalog checks)."""
+
+    source: BundleSource
+    generation: int
+    origin: str  # store | paths | embedded
+    fingerprint: Fingerprint
+    loaded_at: float
+    catalogs: tuple[dict[str, Any], ...]
+    users: int = 0
+    retired: bool = False
+    checks: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+
+    def close(self) -> None:
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+
+
+def _store_files() -> list[str]:
+    from deppy.store.location import database_path
+
+    path = str(database_path())
+    return [path, path + "-wal"]
+
+
+def fingerprint(specs: tuple[CatalogSpec, ...]) -> Fingerprint:
+    """Size and mtime of every file the catalogs come from (the store's, or the paths')."""
+    found: list[tuple[str, int, int]] = []
+    if not specs:
+        for path in _store_files():
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            found.append((path, stat.st_size, stat.st_mtime_ns))
+        return tuple(found)
+    for spec in specs:
+        for root, dirs, files in os.walk(spec.path):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                try:
+                    stat = os.stat(path)
+                except OSError:
+                    continue
+                found.append((path, stat.st_size, stat.st_mtime_ns))
+        if os.path.isfile(spec.path):
+            stat = os.stat(spec.path)
+            found.append((spec.path, stat.st_size, stat.st_mtime_ns))
+    return tuple(found)
+
+
+def describe_catalogs(source: BundleSource) -> tuple[str, tuple[dict[str, Any], ...]]:
+    """Where the catalogs came from, and one summary per catalog, most preferred first."""
+    if isinstance(source, CatalogSet):
+        rows = []
+        for name in source.names():
+            catalog = source.catalog(name)
+            rows.append(
+                {
+                    "name": name,
+                    "priority": catalog.priority,
+                    "packages": len(catalog.packages),
+                    "bundles": len(catalog.bundles),
+                    "problems": len(catalog.problems),
+                    "path": str(catalog.path),
+                }
+            )
+        origin = "embedded" if source.names() == [EMBEDDED] else "paths"
+        return origin, tuple(rows)
+    from deppy.store import Store
+
+    stored = {c.name: c for c in Store().list()}
+    rows = [
+        {
+            "name": name,
+            "priority": stored[name].priority,
+            "packages": stored[name].packages,
+            "bundles": stored[name].bundles,
+            "problems": stored[name].problems,
+            "path": stored[name].path,
+        }
+        for name in source.names()
+        if name in stored
+    ]
+    return "store", tuple(rows)
+
+
+class CatalogState:
+    """The current generation, and the reloading of it."""
+
+    def __init__(self, specs: tuple[CatalogSpec, ...]) -> None:
+        self.specs = specs
+        self._lock = threading.Lock()
+        self._reloading = threading.Lock()
+        self._current: Loaded | None = None
+        self._generation = 0
+        self.last_error: str | None = None
+
+    def load(self) -> Loaded:
+        """Load the catalogs now and make them current (the first load raises its error)."""
+        with self._reloading:
+            return self._load()
+
+    def _load(self) -> Loaded:
+        mark = fingerprint(self.specs)
+        source = load_catalogs(list(self.specs))
+        origin, rows = describe_catalogs(source)
+        with self._lock:
+            self._generation += 1
+            loaded = Loaded(source, self._generation, origin, mark, time.time(), rows)
+            old, self._current = self._current, loaded
+            if old is not None:
+                old.retired = True
+                if old.users == 0:
+                    old.close()
+        self.last_error = None
+        return loaded
+
+    def reload_if_changed(self) -> bool:
+        """Load a new generation if the files changed; a failed load keeps the old one."""
+        with self._reloading:
+            current = self._current
+            if current is not None and fingerprint(self.specs) == current.fingerprint:
+                return False
+            try:
+                self._load()
+            except DeppyError as error:
+                self.last_error = str(error)
+                return False
+            return True
+
+    @property
+    def current(self) -> Loaded | None:
+        return self._current
+
+    @contextmanager
+    def lease(self) -> Iterator[Loaded]:
+        """The current generation, kept open until the ``with`` block ends."""
+        with self._lock:
+            loaded = self._current
+            if loaded is None:
+                raise Problem(
+                    503, "the catalogs are still loading", fix="try again shortly", kind="loading"
+                )
+            loaded.users += 1
+        try:
+            yield loaded
+        finally:
+            with self._lock:
+                loaded.users -= 1
+                if loaded.retired and loaded.users == 0:
+                    loaded.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._current is not None:
+                self._current.retired = True
+                if self._current.users == 0:
+                    self._current.close()
+
+
+class Watcher:
+    """Looks at the catalogs' files every ``interval`` seconds until stopped."""
+
+    def __init__(self, state: CatalogState, interval: float) -> None:
+        self.state = state
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="deppy-catalog-watch", daemon=True)
+
+    def start(self) -> None:
+        if self.interval > 0:
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.state.reload_if_changed()
