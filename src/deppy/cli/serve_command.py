@@ -96,7 +96,7 @@ def serve_cmd(
     from deppy.service.app import create_app
 
     click.echo("deppy: loading catalogs …", err=True)
-    app = create_app(config)
+    app = create_app(config, report=lambda line: click.echo(line, err=True))
     shown = "localhost" if is_loopback(host) else host
     click.echo(f"deppy: serving on http://{shown}:{port}/ (API docs at /docs)", err=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

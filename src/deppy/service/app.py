@@ -22,6 +22,7 @@ from deppy.service.context import Service
 from deppy.service.gate import SolveGate
 from deppy.service.guards import BearerToken, BodyLimit
 from deppy.service.problems import install_handlers
+from deppy.workflows.catalog_loading import Report
 
 STATIC = Path(__file__).parent / "static"
 DESCRIPTION = """The interactive resolver: resolve, browse catalogs, see upgrade graphs.
@@ -31,10 +32,14 @@ what `deppy resolve -o json` prints for the same ActiveResolution. Errors are
 `application/problem+json` with the `field` they are about."""
 
 
-def create_app(config: ServiceConfig, state: CatalogState | None = None) -> FastAPI:
-    """The app; ``state`` is loaded now when not given (a bad catalog fails here, not later)."""
+def create_app(
+    config: ServiceConfig, state: CatalogState | None = None, report: Report | None = None
+) -> FastAPI:
+    """The app; ``state`` is loaded now when not given (a bad catalog fails here, not later);
+    ``report`` hears catalog objects skipped as invalid, at each load."""
     if state is None:
-        state = CatalogState(config.catalogs)
+        state = CatalogState(config.catalogs, config.store)
+        state.report = report
         state.load()
     service = Service(config, state, SolveGate(config.solvers, config.deadline))
     watcher = Watcher(state, config.reload_interval)

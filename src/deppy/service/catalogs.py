@@ -16,13 +16,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource, CatalogSet
 from deppy.errors import DeppyError
 from deppy.resolution.request_parsing import CatalogSpec
 from deppy.service.problems import Problem
-from deppy.workflows.catalog_loading import EMBEDDED, load_catalogs
+from deppy.workflows.catalog_loading import EMBEDDED, Report, load_catalogs
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 CHECKS_KEPT = 16
@@ -40,26 +41,28 @@ class Loaded:
     catalogs: tuple[dict[str, Any], ...]
     users: int = 0
     retired: bool = False
+    closed: bool = False
     checks: dict[tuple[str, str, str], Any] = field(default_factory=dict)
 
     def close(self) -> None:
+        self.closed = True
         close = getattr(self.source, "close", None)
         if close is not None:
             close()
 
 
-def _store_files() -> list[str]:
+def _store_files(home: Path) -> list[str]:
     from deppy.store.location import database_path
 
-    path = str(database_path())
+    path = str(database_path(home))
     return [path, path + "-wal"]
 
 
-def fingerprint(specs: tuple[CatalogSpec, ...]) -> Fingerprint:
+def fingerprint(specs: tuple[CatalogSpec, ...], home: Path) -> Fingerprint:
     """Size and mtime of every file the catalogs come from (the store's, or the paths')."""
     found: list[tuple[str, int, int]] = []
     if not specs:
-        for path in _store_files():
+        for path in _store_files(home):
             try:
                 stat = os.stat(path)
             except OSError:
@@ -82,7 +85,7 @@ def fingerprint(specs: tuple[CatalogSpec, ...]) -> Fingerprint:
     return tuple(found)
 
 
-def describe_catalogs(source: BundleSource) -> tuple[str, tuple[dict[str, Any], ...]]:
+def describe_catalogs(source: BundleSource, home: Path) -> tuple[str, tuple[dict[str, Any], ...]]:
     """Where the catalogs came from, and one summary per catalog, most preferred first."""
     if isinstance(source, CatalogSet):
         rows = []
@@ -102,7 +105,7 @@ def describe_catalogs(source: BundleSource) -> tuple[str, tuple[dict[str, Any], 
         return origin, tuple(rows)
     from deppy.store import Store
 
-    stored = {c.name: c for c in Store().list()}
+    stored = {c.name: c for c in Store(home).list()}
     rows = [
         {
             "name": name,
@@ -121,13 +124,17 @@ def describe_catalogs(source: BundleSource) -> tuple[str, tuple[dict[str, Any], 
 class CatalogState:
     """The current generation, and the reloading of it."""
 
-    def __init__(self, specs: tuple[CatalogSpec, ...]) -> None:
+    def __init__(self, specs: tuple[CatalogSpec, ...], store: Path | None = None) -> None:
+        from deppy.store.location import store_home
+
         self.specs = specs
+        self.store = store if store is not None else store_home()  # fixed for the process
         self._lock = threading.Lock()
         self._reloading = threading.Lock()
         self._current: Loaded | None = None
         self._generation = 0
         self.last_error: str | None = None
+        self.report: Report | None = None  # hears objects skipped as invalid
 
     def load(self) -> Loaded:
         """Load the catalogs now and make them current (the first load raises its error)."""
@@ -135,9 +142,9 @@ class CatalogState:
             return self._load()
 
     def _load(self) -> Loaded:
-        mark = fingerprint(self.specs)
-        source = load_catalogs(list(self.specs))
-        origin, rows = describe_catalogs(source)
+        mark = fingerprint(self.specs, self.store)
+        source = load_catalogs(list(self.specs), store=self.store, report=self.report)
+        origin, rows = describe_catalogs(source, self.store)
         with self._lock:
             self._generation += 1
             loaded = Loaded(source, self._generation, origin, mark, time.time(), rows)
@@ -153,7 +160,7 @@ class CatalogState:
         """Load a new generation if the files changed; a failed load keeps the old one."""
         with self._reloading:
             current = self._current
-            if current is not None and fingerprint(self.specs) == current.fingerprint:
+            if current is not None and fingerprint(self.specs, self.store) == current.fingerprint:
                 return False
             try:
                 self._load()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from pathlib import Path
 
 from deppy.errors import InputError
 from deppy.resolution.request_parsing import CatalogSpec
@@ -26,6 +27,7 @@ class ServiceConfig:
     deadline: float = 10.0
     solvers: int = 2
     reload_interval: float = 2.0
+    store: Path | None = None  # the catalog store's home; default $DEPPY_HOME or the user's
 
 
 def is_loopback(host: str) -> bool:
