@@ -77,7 +77,7 @@ def _node(
     x: float, y: float, width: float, label: str, classes: str, tags: Sequence[str], href: str
 ) -> str:
     tag_text = " · ".join(tags)
-    room = width - 16 - (len(tag_text) * 6.2 + 8 if tag_text else 0)
+    room = width - 12 - (len(tag_text) * 5.6 + 6 if tag_text else 0)
     parts = [
         f'<g class="n {classes}">',
         f'<a href="{escape(href)}">' if href else "",
@@ -139,7 +139,7 @@ def upgrade_graph_svg(graph: Mapping[str, Any]) -> str:
     x = _arc_room(edges, rows, "replaces")
     right = x + BOX_W
     lanes = right + _arc_room(edges, rows, "skips")
-    width = lanes + 16 * len(ranged) + 30
+    width = max(lanes + 16 * len(ranged) + 30, 560)
     height = top + ROW * (len(rows) or 1) + 20
     title = (
         f"Upgrade graph of {graph['package']}, channel {graph['channel']} "
@@ -203,7 +203,7 @@ def resolution_graph_svg(graph: Mapping[str, Any], title: str = "Resolution grap
     layers: dict[int, list[str]] = {}
     for node_id in nodes:  # node order: request first, then install order
         layers.setdefault(layer[node_id], []).append(node_id)
-    box_w, gap_x, pitch = 240.0, 30.0, 90.0
+    box_w, gap_x, pitch = 290.0, 30.0, 90.0
     widest = max((len(v) for v in layers.values()), default=1)
     width = 20 + widest * (box_w + gap_x)
     height = 50 + pitch * (max(layers, default=0) + 1)
@@ -217,12 +217,12 @@ def resolution_graph_svg(graph: Mapping[str, Any], title: str = "Resolution grap
         (x1, y1), (x2, y2) = place[edge["from"]], place[edge["to"]]
         sx, sy, tx, ty = x1 + box_w / 2, y1 + BOX_H, x2 + box_w / 2, y2
         kind = edge["kind"] if edge["kind"] in ("required", "installed") else "dependency"
-        mx, my = (sx + tx) / 2, (sy + ty) / 2
+        my = (sy + ty) / 2
         body.append(
             f"<g><title>{escape(str(edge.get('need', '')))}</title>"
             f'<path class="e {kind}" d="M{sx:.1f},{sy:.1f}C{sx:.1f},{my:.1f} {tx:.1f},{my:.1f} '
             f'{tx:.1f},{ty - 2:.1f}" marker-end="url(#arrow-{kind})"/>'
-            f'<text class="lbl" x="{mx + 4:.1f}" y="{my:.1f}">'
+            f'<text class="lbl" x="{tx + 6:.1f}" y="{ty - 8:.1f}">'
             f"{escape(_fit(str(edge.get('need', '')), box_w))}</text></g>"
         )
     for node_id, node in nodes.items():

@@ -36,12 +36,14 @@ async function render() {
     } catch (error) {
       content = [h("h1", { tabindex: "-1" }, "Something went wrong"), problemBox(error)];
     }
-    view.replaceChildren(...[].concat(content));
+    view.replaceChildren(...[content].flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
     const heading = view.querySelector("h1");
-    if (heading) {
-      heading.setAttribute("tabindex", "-1");
-      heading.focus({ preventScroll: false });
-      document.title = `${heading.textContent} · deppy`;
+    const target = view.querySelector("[data-focus]") || heading;
+    if (heading) document.title = `${heading.textContent} · deppy`;
+    if (target) {
+      target.setAttribute("tabindex", "-1");
+      target.focus();
+      target.scrollIntoView({ block: "start" });
     }
     return;
   }

@@ -168,6 +168,6 @@ export async function resolvePage(query) {
   } catch (error) {
     result.append(problemBox(error));
   }
-  parts.push(h("h2", {}, "Answer"), result);
+  parts.push(h("h2", { "data-focus": true, id: "answer" }, "Answer"), result);
   return parts;
 }
