@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from deppy.service.api_resolve import KubeVersion, OcpVersion, _cluster
-from deppy.service.context import cli_json, service_of
+from deppy.service.context import cli_json, json_bytes, json_response, service_of
 from deppy.service.problems import Problem, problems
 from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_check import check_catalog
@@ -58,25 +58,19 @@ def check(
                 "no loaded catalog has this name",
                 f"loaded: {', '.join(loaded.source.names())}",
             )
-        key = (catalog, str(cluster.openshift_version), str(cluster.kube_version))
-        report = loaded.checks.get(key)
-        if report is None:
-            source = loaded.source.restricted([catalog])
+        key = ("check", catalog, str(cluster.openshift_version), str(cluster.kube_version))
+        source = loaded.source.restricted([catalog])
 
-            def work(left: float) -> object:
-                deadline = time.monotonic() + left
+        def work(left: float) -> bytes:
+            deadline = time.monotonic() + left
 
-                def progress(_done: int, _total: int) -> None:
-                    if time.monotonic() > deadline:
-                        raise SolveTimeout()
+            def progress(_done: int, _total: int) -> None:
+                if time.monotonic() > deadline:
+                    raise SolveTimeout()
 
-                return check_catalog(source, catalog, cluster, progress).as_dict()
+            return json_bytes(check_catalog(source, catalog, cluster, progress).as_dict())
 
-            report = service.gate.run(work)
-            if len(loaded.checks) >= 16:
-                loaded.checks.pop(next(iter(loaded.checks)))
-            loaded.checks[key] = report
-    return cli_json(report)
+        return json_response(loaded.remember(key, lambda: service.gate.run(work)))
 
 
 @router.post(

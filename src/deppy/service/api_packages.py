@@ -12,7 +12,7 @@ from fastapi import APIRouter, Path, Query, Request
 from starlette.responses import Response
 
 from deppy.errors import InputError
-from deppy.service.context import cli_json, service_of
+from deppy.service.context import cli_json, json_bytes, json_response, service_of
 from deppy.service.problems import problems
 from deppy.service.svg import upgrade_graph_svg
 from deppy.workflows.graph import ChannelGraph, graph_as_dict
@@ -39,9 +39,12 @@ def search_packages(
     if not q.strip():
         raise InputError("query.q", "the search term is empty", "give a word to look for")
     with service_of(request).catalogs.lease() as loaded:
-        hits = search(loaded.source, q)
-    shown = hits[:limit] if limit else hits
-    return cli_json([h.as_dict() for h in shown])
+
+        def answer() -> bytes:
+            hits = search(loaded.source, q)
+            return json_bytes([h.as_dict() for h in (hits[:limit] if limit else hits)])
+
+        return json_response(loaded.remember(("search", q, str(limit)), answer))
 
 
 @router.get(
@@ -51,8 +54,12 @@ def search_packages(
 )
 def package(request: Request, package: PackageName) -> Response:
     with service_of(request).catalogs.lease() as loaded:
-        views = package_views(loaded.source, package)
-    return cli_json({"package": package, "catalogs": [v.as_dict() for v in views]})
+
+        def answer() -> bytes:
+            views = package_views(loaded.source, package)
+            return json_bytes({"package": package, "catalogs": [v.as_dict() for v in views]})
+
+        return json_response(loaded.remember(("package", package), answer))
 
 
 def _graphs(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +26,7 @@ from deppy.service.problems import Problem
 from deppy.workflows.catalog_loading import EMBEDDED, Report, load_catalogs
 
 Fingerprint = tuple[tuple[str, int, int], ...]
-CHECKS_KEPT = 16
+ANSWERS_KEPT = 512
 
 
 @dataclass(slots=True, eq=False)
@@ -42,7 +42,22 @@ class Loaded:
     users: int = 0
     retired: bool = False
     closed: bool = False
-    checks: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+    answers: dict[tuple[str, ...], bytes] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def remember(self, key: tuple[str, ...], compute: Callable[[], bytes]) -> bytes:
+        """An answer computed once per generation (catalogs never change within one): the
+        pages people browse — search, package, graph, catalog check — stay cheap under load."""
+        with self.lock:
+            found = self.answers.get(key)
+        if found is not None:
+            return found
+        answer = compute()
+        with self.lock:
+            if len(self.answers) >= ANSWERS_KEPT:
+                self.answers.pop(next(iter(self.answers)))
+            self.answers[key] = answer
+        return answer
 
     def close(self) -> None:
         self.closed = True
@@ -85,40 +100,43 @@ def fingerprint(specs: tuple[CatalogSpec, ...], home: Path) -> Fingerprint:
     return tuple(found)
 
 
-def describe_catalogs(source: BundleSource, home: Path) -> tuple[str, tuple[dict[str, Any], ...]]:
-    """Where the catalogs came from, and one summary per catalog, most preferred first."""
+def warm(source: BundleSource, home: Path) -> CatalogSet:
+    """The stored catalogs read whole into memory, once: a stored source reads each package
+    when first asked, and re-reads every bundle for a search; a server asked many questions
+    is better off paying once (the store gives back exactly what was added)."""
     if isinstance(source, CatalogSet):
-        rows = []
-        for name in source.names():
-            catalog = source.catalog(name)
-            rows.append(
-                {
-                    "name": name,
-                    "priority": catalog.priority,
-                    "packages": len(catalog.packages),
-                    "bundles": len(catalog.bundles),
-                    "problems": len(catalog.problems),
-                    "path": str(catalog.path),
-                }
-            )
-        origin = "embedded" if source.names() == [EMBEDDED] else "paths"
-        return origin, tuple(rows)
+        return source
     from deppy.store import Store
 
-    stored = {c.name: c for c in Store(home).list()}
-    rows = [
-        {
-            "name": name,
-            "priority": stored[name].priority,
-            "packages": stored[name].packages,
-            "bundles": stored[name].bundles,
-            "problems": stored[name].problems,
-            "path": stored[name].path,
-        }
-        for name in source.names()
-        if name in stored
-    ]
-    return "store", tuple(rows)
+    store = Store(home)
+    try:
+        return CatalogSet([store.load_catalog(name) for name in source.names()])
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+
+
+def describe_catalogs(
+    source: CatalogSet, from_store: bool
+) -> tuple[str, tuple[dict[str, Any], ...]]:
+    """Where the catalogs came from, and one summary per catalog, most preferred first."""
+    rows = []
+    for name in source.names():
+        catalog = source.catalog(name)
+        rows.append(
+            {
+                "name": name,
+                "priority": catalog.priority,
+                "packages": len(catalog.packages),
+                "bundles": len(catalog.bundles),
+                "problems": len(catalog.problems),
+                "path": str(catalog.path),
+            }
+        )
+    if from_store:
+        return "store", tuple(rows)
+    return ("embedded" if source.names() == [EMBEDDED] else "paths"), tuple(rows)
 
 
 class CatalogState:
@@ -143,8 +161,9 @@ class CatalogState:
 
     def _load(self) -> Loaded:
         mark = fingerprint(self.specs, self.store)
-        source = load_catalogs(list(self.specs), store=self.store, report=self.report)
-        origin, rows = describe_catalogs(source, self.store)
+        found = load_catalogs(list(self.specs), store=self.store, report=self.report)
+        source = warm(found, self.store)
+        origin, rows = describe_catalogs(source, from_store=source is not found)
         with self._lock:
             self._generation += 1
             loaded = Loaded(source, self._generation, origin, mark, time.time(), rows)

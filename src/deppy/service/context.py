@@ -27,8 +27,15 @@ def service_of(request: Request) -> Service:
     return service
 
 
-def cli_json(data: Any, status: int = 200) -> Response:
+def json_bytes(data: Any) -> bytes:
     """The bytes ``deppy ... -o json`` prints: indented by two, keys in the answer's order,
     one newline at the end."""
-    body = orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def cli_json(data: Any, status: int = 200) -> Response:
+    return json_response(json_bytes(data), status)
+
+
+def json_response(body: bytes, status: int = 200) -> Response:
     return Response(body, status_code=status, media_type="application/json")
