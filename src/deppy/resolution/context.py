@@ -15,12 +15,15 @@ class ResolutionContext:
     request: ResolutionRequest
     order: CandidateOrder
     warnings: list[str] = field(default_factory=list)
+    suggest: bool = True  # False in the resolutions that check a suggestion
 
     @classmethod
-    def create(cls, catalogs: BundleSource, request: ResolutionRequest) -> ResolutionContext:
+    def create(
+        cls, catalogs: BundleSource, request: ResolutionRequest, *, suggest: bool = True
+    ) -> ResolutionContext:
         if request.sources:
             catalogs = catalogs.restricted(request.sources)
-        return cls(catalogs, request, CandidateOrder(catalogs))
+        return cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest)
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
