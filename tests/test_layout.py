@@ -82,3 +82,23 @@ def test_every_room_says_what_lives_there() -> None:
     for room in ROOMS:
         module = importlib.import_module(f"deppy.{room}")
         assert module.__doc__ and len(module.__doc__.strip()) > 40, room
+
+
+def test_deppy_offers_every_public_solver_name_lazily() -> None:
+    import deppy.solver
+
+    assert set(deppy.__all__) == {*deppy.solver.__all__, "load_problem"}
+    for name in deppy.__all__:
+        assert getattr(deppy, name) is not None
+
+
+def test_the_cli_entry_point_does_not_load_the_solver() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, deppy.cli.main; print(sorted(sys.modules))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    modules = set(eval(loaded.stdout))
+    assert not modules & {"deppy.solver", "deppy.problem", "yaml", "pysat"}

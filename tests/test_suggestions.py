@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from deppy.catalog.catalog_set import CatalogSet
+from deppy.catalog.model import Catalog
 from deppy.explain import explanation_as_dict
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ResolutionRequest
@@ -135,9 +136,8 @@ def test_suggestions_that_would_not_resolve_are_not_shown(tmp_path: Path) -> Non
     assert_every_suggestion_resolves(CatalogSet([catalog]), resolution)
 
 
-def test_suggestions_are_checked_with_the_pipeline_the_user_ran(tmp_path: Path) -> None:
-    """The default pipeline would suggest app 1.0.0; the user's pipeline prohibits it."""
-    catalog = make_catalog(
+def app_whose_newest_needs_a_missing_package(tmp_path: Path) -> Catalog:
+    return make_catalog(
         tmp_path,
         [
             package("app"),
@@ -147,6 +147,11 @@ def test_suggestions_are_checked_with_the_pipeline_the_user_ran(tmp_path: Path) 
         ],
         name="main",
     )
+
+
+def test_suggestions_are_checked_with_the_pipeline_the_user_ran(tmp_path: Path) -> None:
+    """The default pipeline would suggest app 1.0.0; the user's pipeline prohibits it."""
+    catalog = app_whose_newest_needs_a_missing_package(tmp_path)
     catalogs = CatalogSet([catalog])
     request = ResolutionRequest(required=(parse_require("app@2.0.0"),))
     default = resolve(catalogs, request)
@@ -161,16 +166,7 @@ def test_suggestions_are_checked_with_the_pipeline_the_user_ran(tmp_path: Path) 
 
 
 def test_suggestions_in_json_carry_their_change(tmp_path: Path) -> None:
-    catalog = make_catalog(
-        tmp_path,
-        [
-            package("app"),
-            channel("app", "stable", "app.v1.0.0", entry("app.v2.0.0", "app.v1.0.0")),
-            bundle("app", "1.0.0"),
-            bundle("app", "2.0.0", needs_package("dep", ">=1.0.0")),
-        ],
-        name="main",
-    )
+    catalog = app_whose_newest_needs_a_missing_package(tmp_path)
     resolution = run(catalog, ["app@2.0.0"])
     assert resolution.explanation is not None
     first = explanation_as_dict(resolution.explanation)["suggestions"][0]

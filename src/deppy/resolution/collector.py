@@ -9,10 +9,9 @@ from deppy.pipeline.states import PipelineResult
 from deppy.resolution.answer import Resolution, assemble
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.explanation import explain
-from deppy.resolution.facts import Needs
 from deppy.resolution.request import RequiredPackage
 from deppy.resolution.suggestions import Resolve
-from deppy.resolution.variables import OLMVariable, bundle_id
+from deppy.resolution.variables import Needs, OLMVariable, bundle_id
 from deppy.solver import AppliedConstraint, SolveTimeout
 
 

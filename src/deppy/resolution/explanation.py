@@ -12,17 +12,6 @@ from collections.abc import Sequence
 from deppy.catalog.model import Bundle
 from deppy.explain import Cause, Explanation
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import (
-    ClusterIncompatible,
-    ClusterPolicy,
-    Excluded,
-    Fact,
-    KeptInstalled,
-    Needs,
-    OnePerAPI,
-    OnePerPackage,
-    Requested,
-)
 from deppy.resolution.request import InstalledBundle, RequiredPackage
 from deppy.resolution.suggestions import (
     Advice,
@@ -35,7 +24,19 @@ from deppy.resolution.suggestions import (
     SetCluster,
     checked,
 )
-from deppy.resolution.variables import OLMVariable, bundle_id
+from deppy.resolution.variables import (
+    ClusterIncompatible,
+    ClusterPolicy,
+    Excluded,
+    Fact,
+    KeptInstalled,
+    Needs,
+    OLMVariable,
+    OnePerAPI,
+    OnePerPackage,
+    Requested,
+    bundle_id,
+)
 from deppy.solver import AppliedConstraint
 
 
