@@ -138,13 +138,12 @@ def test_search_graph_resolve_explain_and_apply_a_suggestion(
     assert "dns-operator" in text
     driver.save_screenshot(str(shots / "05-explanation.png"))  # type: ignore[attr-defined]
     buttons = driver.find_elements(By.CSS_SELECTOR, "#explanation button.suggestion")  # type: ignore[attr-defined]
-    if not buttons:
-        pytest.skip(
-            "the explanation's suggestions are plain text here (suggestions as data, with the "
-            "change each one makes, come with the 'Suggestions as data' commit)"
-        )
-    buttons[0].click()
+    kinds = [b.get_attribute("data-kind") for b in buttons]
+    assert "replace-requirement" in kinds  # add-catalog advice has no button
+    buttons[kinds.index("replace-requirement")].click()
     wait_for(driver, "#selection table")
+    field = driver.find_element(By.ID, "required-0-versionRange")  # type: ignore[attr-defined]
+    assert field.get_attribute("value") == "0.11.1"  # the form shows the changed request
     driver.save_screenshot(str(shots / "06-suggestion-resolved.png"))  # type: ignore[attr-defined]
 
 
