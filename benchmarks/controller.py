@@ -30,9 +30,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.fbc_server import fbc_stream, serve_catalog  # noqa: E402
+
 from deppy.controller.kube import Kube  # noqa: E402
 from deppy.controller.runner import api_client  # noqa: E402
-from tests.fbc_server import fbc_stream, serve_catalog  # noqa: E402
 
 SHARED = Path(os.environ.get("DEPPY_SHARED", ROOT.parent / "shared"))
 DEPPY = str(Path(sys.executable).with_name("deppy"))

@@ -267,7 +267,7 @@ def test_a_wildcard_covers_and_a_narrower_rule_is_not_new() -> None:
 
 
 def test_resolveset_names_follow_the_content(community: CatalogSet) -> None:
-    etcd = [b for b in community.bundles_of("etcd") if str(b.version) == "0.9.4"][0]
+    etcd = next(b for b in community.bundles_of("etcd") if str(b.version) == "0.9.4")
     first = build(
         "subscription",
         [SetEntry(etcd, "alpha")],

@@ -96,6 +96,7 @@ def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]
 def _release_memory() -> None:
     """Give back what a load left behind: the raw body and parse garbage (tens of MB for a full
     catalog) would otherwise stay in the process's heap."""
+    import contextlib
     import ctypes
     import ctypes.util
     import gc
@@ -103,10 +104,8 @@ def _release_memory() -> None:
     gc.collect()
     name = ctypes.util.find_library("c")
     if name:
-        try:
+        with contextlib.suppress(OSError, AttributeError):  # not glibc
             ctypes.CDLL(name).malloc_trim(0)
-        except (OSError, AttributeError):
-            pass  # not glibc
 
 
 def _exists(path: str) -> bool:

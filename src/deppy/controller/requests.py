@@ -1,6 +1,6 @@
 """From deppy's objects to deppy's ``ResolutionRequest``: ActiveResolution, Input, InputClass.
 
-An ActiveResolution's spec is read by ``request_parsing.request_from_spec``, the code that reads
+An ActiveResolution's spec is read by ``request_parsing.request_from_document``, the code that reads
 ``deppy resolve -f``. An Input's constraints become requirements: ``olm.catalog`` a required
 package (catalog, channel), ``olm.packageVersion`` its version range, ``olm.name`` the package
 and version of the named bundle, ``olm.cel`` (where the seed writes ``olm.rego``) the versions
@@ -20,7 +20,11 @@ from deppy.catalog.cel import CelCompileError, CelEvaluationError, compile_rule,
 from deppy.catalog.semver import Version
 from deppy.errors import InputError
 from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
-from deppy.resolution.request_parsing import parse_version, request_from_spec, required_from_parts
+from deppy.resolution.request_parsing import (
+    parse_version,
+    request_from_document,
+    required_from_parts,
+)
 
 DEFAULT_INPUT_CLASS = "subscription"
 DEFAULT_TIMEOUT = 10.0
@@ -47,7 +51,7 @@ def active_resolution_request(
             "on a cluster, catalogs are Catalog objects",
             "create a Catalog and name it in spec.sources",
         )
-    request = request_from_spec(spec, where)
+    request, _catalogs = request_from_document({"spec": spec}, where)
     if not request.required and not request.installed:
         raise InputError(
             f"{where}: spec.constraints",

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.explain import Explanation, explanation_as_dict
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import Needs
 from deppy.resolution.installed import upgrade_path
 from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
-from deppy.resolution.variables import OLMVariable, bundle_id
+from deppy.resolution.variables import Needs, OLMVariable, bundle_id
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who brought a selected bundle in: a requirement or an installed bundle of the request
+    (``who`` as it describes itself), or another selected bundle (``who`` its name), and what
+    it needed (``need``: "package etcd >=0.9.0", "API ...")."""
+
+    kind: str  # required | installed | dependency
+    who: str
+    need: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +38,7 @@ class SelectedBundle:
     path: tuple[str, ...]
     reasons: tuple[str, ...]
     source: Bundle | None = field(default=None, compare=False, repr=False)
+    origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
 
     def action_text(self) -> str:
         if self.action == "upgrade":
@@ -79,6 +90,7 @@ def assemble(
     chosen = [variables[i] for i in selected_ids if variables[i].kind == "bundle"]
     chosen_ids = {v.id for v in chosen}
     reasons: dict[str, list[str]] = {v.id: [] for v in chosen}
+    origins: dict[str, list[Origin]] = {v.id: [] for v in chosen}
     depends_on: dict[str, list[str]] = {v.id: [] for v in chosen}
     channel_hint: dict[str, str | None] = {}
     installed_of: dict[str, InstalledBundle] = {}
@@ -92,6 +104,7 @@ def assemble(
                 if target == identifier:
                     continue  # it provides an API it requires: no reason to list, no edge
                 reasons[target].append(_reason(fact))
+                origins[target].append(_origin(fact))
                 if owner.kind == "bundle":
                     depends_on[owner.id].append(target)
                 if isinstance(fact.dependent, RequiredPackage):
@@ -99,7 +112,10 @@ def assemble(
                 if isinstance(fact.dependent, InstalledBundle):
                     installed_of[target] = fact.dependent
     return tuple(
-        _entry(variables[i], reasons[i], channel_hint.get(i), installed_of.get(i), context)
+        replace(
+            _entry(variables[i], reasons[i], channel_hint.get(i), installed_of.get(i), context),
+            origins=tuple(dict.fromkeys(origins[i])),
+        )
         for i in _install_order([v.id for v in chosen], depends_on)
     )
 
@@ -111,6 +127,15 @@ def _reason(fact: Needs) -> str:
     if isinstance(dependent, InstalledBundle):
         return f"installed: {dependent.describe()}"
     return f"dependency of {dependent.package} {dependent.version} ({fact.need})"
+
+
+def _origin(fact: Needs) -> Origin:
+    dependent = fact.dependent
+    if isinstance(dependent, RequiredPackage):
+        return Origin("required", dependent.describe(), fact.need)
+    if isinstance(dependent, InstalledBundle):
+        return Origin("installed", dependent.describe(), fact.need)
+    return Origin("dependency", dependent.name, fact.need)
 
 
 def _install_order(order: list[str], depends_on: dict[str, list[str]]) -> list[str]:

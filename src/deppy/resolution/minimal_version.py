@@ -16,8 +16,7 @@ from collections.abc import Sequence
 
 from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import Fact, Needs
-from deppy.resolution.variables import OLMVariable, bundle_id, make
+from deppy.resolution.variables import Fact, Needs, OLMVariable, bundle_id, make
 from deppy.solver import Constraint, Dependency
 
 

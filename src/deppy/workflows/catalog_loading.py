@@ -35,16 +35,19 @@ def embedded_request_path() -> Path:
 Report = Callable[[str], None]
 
 
-def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> BundleSource:
+def load_catalogs(
+    specs: list[CatalogSpec], *, report: Report | None = None, store: Path | None = None
+) -> BundleSource:
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid.
 
-    With no spec, the stored catalogs (``deppy catalog add``) with their priorities; only when
-    the store is empty, the embedded example catalog — and ``report`` hears that too.
+    With no spec, the stored catalogs (``deppy catalog add``; the store in ``store``, default
+    ``$DEPPY_HOME`` or the user's) with their priorities; only when the store is empty, the
+    embedded example catalog — and ``report`` hears that too.
     """
     if not specs:
         from deppy.store import Store
 
-        stored = Store().source()
+        stored = Store(store).source()
         if stored is not None:
             return stored
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
