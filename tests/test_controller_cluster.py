@@ -625,6 +625,26 @@ def test_an_unavailable_catalog_keeps_the_last_good_result(env: dict[str, Any]) 
         assert condition(catalog, "Ready")["status"] == "False"
         assert catalog["status"]["bundles"] == 1  # still serving its last good content
         flaky.set_up(True)
+        before = down["status"]["catalogs"][0]["digest"]
+        flaky.server.body = (
+            fbc_stream(  # type: ignore[attr-defined]
+                shared_path("catalogs", EXCERPTS, "v4.14-node-observability-operator")
+            )
+            + body
+        )  # new content: the resolution is answered again against it
+        wait_for(
+            "the new content used",
+            lambda: (
+                (
+                    (api.get("activeresolutions", "aws", ns) or {})
+                    .get("status", {})
+                    .get("catalogs")
+                    or [{}]
+                )[0].get("digest")
+                not in (None, before)
+            ),
+            log=controller,
+        )
         again = wait_for(
             "resolved again",
             lambda: (

@@ -33,12 +33,24 @@ def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> Non
     install(kube)
     api = client(kube)
     ns = kube.new_namespace("peer")
+    peering = f"deppy-{ns}"  # a peering of their own: no record of other tests' replicas
+    api.create(
+        "clusterkopfpeerings",
+        {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
+    )
     with (
-        run_controller(kube, tmp_path / "high.log", priority=200) as high,
-        run_controller(kube, tmp_path / "low.log", priority=100) as low,
+        run_controller(kube, tmp_path / "high.log", "--peering", peering, priority=200) as high,
+        run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low,
     ):
         wait_for(
-            "the lower replica to pause", lambda: "Pausing operations" in low.log_text(), 60, low
+            "both replicas in the peering, the lower one paused",
+            lambda: (
+                len((api.get("clusterkopfpeerings", peering) or {}).get("status") or {}) == 2
+                and _active(high.log_text())
+                and not _active(low.log_text())
+            ),
+            60,
+            low,
         )
         api.create(
             "activeresolutions",
@@ -56,12 +68,13 @@ def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> Non
             60,
             high,
         )
-        assert "Pausing operations" not in high.log_text()
+        # only the higher replica works
+        assert _active(high.log_text()) and not _active(low.log_text())
         # the working replica stops; the paused one takes over
         assert high.stop() == 0
         wait_for(
             "the other replica to resume",
-            lambda: "Resuming operations" in low.log_text().split("Pausing operations", 1)[-1],
+            lambda: _active(low.log_text()),
             90,
             low,
         )
@@ -79,3 +92,9 @@ def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> Non
             60,
             low,
         )
+
+
+def _active(log: str) -> bool:
+    """kopf starts paused and logs each change: active when the last one was a resumption."""
+    resumed, paused = log.rfind("Resuming operations"), log.rfind("Pausing operations")
+    return resumed > paused

@@ -31,6 +31,12 @@ from deppy.cli.main import cli
     help="Peering priority (default: distinct per replica); the highest live replica works.",
 )
 @click.option("--standalone", is_flag=True, help="No peering: only when one replica runs.")
+@click.option(
+    "--peering",
+    default="deppy",
+    show_default=True,
+    help="The ClusterKopfPeering (or KopfPeering with --namespace) replicas meet in.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Debug logging.")
 def controller_cmd(
     kubeconfig: str | None,
@@ -39,6 +45,7 @@ def controller_cmd(
     health_port: int,
     priority: int | None,
     standalone: bool,
+    peering: str,
     verbose: bool,
 ) -> None:
     """Run the controller: Catalogs, ActiveResolutions, Inputs, Operators, resolvesets.
@@ -49,6 +56,13 @@ def controller_cmd(
 
     run(
         ControllerOptions(
-            kubeconfig, namespaces, health_host, health_port, priority, standalone, verbose=verbose
+            kubeconfig,
+            namespaces,
+            health_host,
+            health_port,
+            priority,
+            standalone,
+            peering=peering,
+            verbose=verbose,
         )
     )

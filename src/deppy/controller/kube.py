@@ -22,7 +22,7 @@ from deppy.controller.crds import GROUP, VERSION
 
 Body = dict[str, Any]
 
-_CLUSTER_SCOPED = {"catalogs", "inputclasses", "provisionerclasses"}
+_CLUSTER_SCOPED = {"catalogs", "inputclasses", "provisionerclasses", "clusterkopfpeerings"}
 _CORE = {"configmaps", "namespaces", "events"}
 RETRIES = 8
 
@@ -76,6 +76,8 @@ def clean(value: Any, *, in_list: bool = False) -> Any:
 def kind(plural: str) -> Kind:
     if plural in _CORE:
         return Kind(plural, "", "v1")
+    if plural == "clusterkopfpeerings":
+        return Kind(plural, "kopf.dev", "v1")
     if plural == "clusterserviceversions":
         return Kind(plural, "operators.coreos.com", "v1alpha1")
     return Kind(plural)

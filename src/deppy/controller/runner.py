@@ -29,6 +29,12 @@ class ControllerOptions:
     verbose: bool = False
 
 
+def _quiet_shutdown(record: logging.LogRecord) -> bool:
+    """kopf's watch streams, cancelled at shutdown, make asyncio log a traceback about closing an
+    async generator (kopf's, harmless: the stop is clean). Keep it out of the log."""
+    return not str(record.msg).startswith("an error occurred during closing of asynchronous")
+
+
 def default_priority() -> int:
     """Distinct per replica, stable for the life of the process."""
     identity = f"{os.environ.get('POD_NAME') or socket.gethostname()}/{os.getpid()}"
@@ -61,6 +67,7 @@ def run(options: ControllerOptions) -> None:
     )
     for noisy in ("kopf.objects", "kopf.activities.probe", "aiohttp.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger("asyncio").addFilter(_quiet_shutdown)
     if options.kubeconfig:
         os.environ["KUBECONFIG"] = options.kubeconfig  # kopf's login reads it too
     runtime = Runtime(Kube(api_client(options.kubeconfig)), namespaces=options.namespaces)
