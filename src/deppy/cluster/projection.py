@@ -26,13 +26,13 @@ import orjson
 
 from deppy.catalog.model import Bundle, Property
 from deppy.catalog.properties import (
-    BUNDLE_OBJECT,
-    CSV_METADATA,
     GVK_PROVIDED,
     GVK_REQUIRED,
+    NOT_PROJECTED,
     PACKAGE,
     annotation_properties,
     interpret,
+    projected_properties,
 )
 from deppy.cluster.objects import annotations_of, describe, dig, labels_of, namespace_of, text
 
@@ -51,7 +51,6 @@ __all__ = [
 
 PROJECTED_PROPERTIES_ANNOTATION = "operatorframework.io/properties"
 PACKAGE_LABEL_PREFIX = "operators.coreos.com/"
-NOT_PROJECTED = frozenset({BUNDLE_OBJECT, CSV_METADATA})
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +68,6 @@ class Projection:
     warnings: tuple[str, ...]
     package: str | None
     version: str | None
-
-
-def projected_properties(bundle: Bundle) -> list[Property]:
-    """A bundle's properties as a resolution uses them (bulk content left out)."""
-    return [p for p in bundle.properties if p.type not in NOT_PROJECTED]
 
 
 def annotation_value(properties: Iterable[Property]) -> str:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["load_registry_catalog", "registry_documents"]
 
-CONNECT_TIMEOUT = 10.0
+CONNECT_TIMEOUT = 5.0
 CALL_TIMEOUT = 300.0
 MAX_MESSAGE = 256 << 20
 # Legacy channel-membership properties: the channel entries carry this information.

@@ -25,11 +25,14 @@ def load_url_catalog(url: str, *, name: str, priority: int = 0) -> Catalog:
         address = url[len("grpc://") :].rstrip("/")
         if not address or "/" in address:
             raise InputError(url, "expected grpc://HOST:PORT", "e.g. grpc://localhost:50051")
-        return load_registry_catalog(address, name=name, priority=priority)
-    if lowered.startswith(("http://", "https://")):
+        catalog = load_registry_catalog(address, name=name, priority=priority)
+    elif lowered.startswith(("http://", "https://")):
         from deppy.cluster.http_catalog import load_http_catalog
 
-        return load_http_catalog(url, name=name, priority=priority)
-    raise InputError(
-        url, "not a catalog URL", "use grpc://HOST:PORT or http(s)://HOST/.../api/v1/all"
-    )
+        catalog = load_http_catalog(url, name=name, priority=priority)
+    else:
+        raise InputError(
+            url, "not a catalog URL", "use grpc://HOST:PORT or http(s)://HOST/.../api/v1/all"
+        )
+    catalog.path = url  # where 'deppy catalog refresh' reads it again
+    return catalog
