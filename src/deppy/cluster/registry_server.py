@@ -48,7 +48,7 @@ def channel_head(channel: Channel, versions: dict[str, Any]) -> ChannelEntry | N
 
 
 def _not_found(context: Any, message: str) -> NoReturn:
-    _not_found(context, message)
+    context.abort(grpc.StatusCode.NOT_FOUND, message)
     raise AssertionError(message)  # pragma: no cover - abort raises
 
 
