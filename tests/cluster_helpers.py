@@ -29,6 +29,8 @@ SUBSET = (
     "rabbitmq-messaging-topology-operator",
     "self-node-remediation",
     "rabbitmq-cluster-operator",
+    "grafana-operator",  # pelorus-operator's dependencies
+    "prometheus",
 )
 
 

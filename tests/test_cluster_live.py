@@ -29,6 +29,7 @@ from tests.cluster_helpers import (
     bundle_csv,
     catalog_source,
     closed_port,
+    http_catalog,
     load_subset,
     on_cluster,
     operator_group,
@@ -69,7 +70,7 @@ def _apply(kube: KubeCluster, objects: list[dict[str, Any]]) -> None:
 
 @pytest.fixture(scope="module")
 def olm(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OLMCluster]:
-    crds = [p for p in sorted(OLM_CRDS.iterdir()) if "config.openshift.io" not in p.name]
+    crds = [p for p in sorted(OLM_CRDS.iterdir()) if "operators.coreos.com" in p.name]
     for crd in crds:
         kube.kubectl("apply", "-f", str(crd))
     names = [f"crd/{p.name.removesuffix('.yaml')}" for p in crds]
@@ -285,3 +286,49 @@ def test_unreachable_cluster_and_refused_credentials_are_one_line(
     result = olm.deppy("cluster", "export", "--kubeconfig", str(refused))
     assert result.exit_code == 2
     assert "401" in result.stderr and "Traceback" not in result.output
+
+
+def test_olm_v1_and_openshift_objects_are_read_too(olm: OLMCluster, tmp_path: Path) -> None:
+    """A ClusterCatalog read over HTTP, a ClusterExtension as an installed bundle, OpenShift's
+    ClusterVersion; the cluster-scoped test objects and their CRDs are removed afterwards."""
+    crds = [p for p in sorted(OLM_CRDS.iterdir()) if "operators.coreos.com" not in p.name]
+    hub = load_subset(tmp_path / "hub", name="hub", priority=20)
+    with http_catalog(hub) as base:
+        try:
+            for crd in crds:
+                olm.kube.kubectl("apply", "-f", str(crd))
+            names = [f"crd/{p.name.removesuffix('.yaml')}" for p in crds]
+            olm.kube.kubectl("wait", "--for=condition=established", "--timeout=60s", *names)
+            _apply(olm.kube, [
+                {"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterCatalog",
+                 "metadata": {"name": "hub"}, "spec": {"priority": 20},
+                 "status": {"urls": {"base": base}}},
+                {"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
+                 "metadata": {"name": "pelorus"},
+                 "spec": {"source": {"sourceType": "Catalog", "catalog": {
+                     "packageName": "pelorus-operator", "channels": ["alpha"]}}},
+                 "status": {"install": {"bundle": {"name": "pelorus-operator.v0.0.9",
+                                                   "version": "0.0.9"}}}},
+                {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+                 "metadata": {"name": "version"},
+                 "status": {"desired": {"version": "4.19.0"},
+                            "history": [{"state": "Completed", "version": "4.18.3"}]}},
+            ])  # fmt: skip
+            document = yaml.safe_load(olm.live("cluster", "export").stdout)
+            assert document["cluster"]["openshiftVersion"] == "4.18.3"
+            assert [c["metadata"]["name"] for c in document["clusterCatalogs"]] == ["hub"]
+            assert [c["metadata"]["name"] for c in document["clusterExtensions"]] == ["pelorus"]
+            data = _json(olm.live("resolve", "--namespace", olm.subs, "-o", "json"))
+            pelorus = next(s for s in data["selection"] if s["package"] == "pelorus-operator")
+            assert pelorus["catalog"] == "hub"  # the ClusterCatalog, read over HTTP, priority 20
+            assert pelorus["reasons"] == ["installed: pelorus-operator 0.0.9 (channel alpha)"]
+            assert not any("ClusterCatalog hub" in w for w in data["warnings"])
+            ahead = _json(
+                olm.live("resolve", "--namespace", olm.subs, "--dry-run-next", "-o", "json")
+            )
+            assert "4.19" in json.dumps(ahead)  # OpenShift 4.18 (the cluster's) -> 4.19
+        finally:
+            for name in ("clustercatalogs", "clusterextensions", "clusterversions"):
+                olm.kube.kubectl("delete", name, "--all", "--ignore-not-found", check=False)
+            for crd in crds:
+                olm.kube.kubectl("delete", "-f", str(crd), "--ignore-not-found", check=False)

@@ -148,10 +148,13 @@ def read_live(kubeconfig: str | None = None, context: str | None = None) -> Clus
                 if isinstance(cluster_version, Mapping):
                     openshift = openshift_version_of(cluster_version)
             except ApiException as error:
-                problems.append(
-                    f"cluster {server}: cannot read ClusterVersion 'version' ({error.status} "
-                    f"{error.reason}); give --ocp-version"
-                )
+                if error.status == 404:
+                    pass  # the API without the object: no OpenShift version to read
+                else:
+                    problems.append(
+                        f"cluster {server}: cannot read ClusterVersion 'version' ({error.status} "
+                        f"{error.reason}); give --ocp-version"
+                    )
             except HTTPError as error:
                 raise _unreachable(server, error) from None
     if OLM_V0 not in served and OLM_V1 not in served:
