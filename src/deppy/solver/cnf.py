@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from deppy.solver.errors import DuplicateIdentifier, UnknownIdentifier
-from deppy.solver.model import AppliedConstraint, Identifier, Variable
-
-if TYPE_CHECKING:
-    from deppy.solver.constraints import Constraint
+from deppy.solver.model import AppliedConstraint, Constraint, Identifier, Variable
 
 
 @dataclass(slots=True)
@@ -109,6 +105,21 @@ class Encoder:
     def and_gate(self, lits: Sequence[int]) -> int:
         """A fresh literal equivalent to the conjunction of ``lits`` (Tseitin)."""
         return -self.or_gate([-lit for lit in lits])
+
+    def at_most_gate(self, bound: int, lits: Sequence[int]) -> int:
+        """A sequential counter defined both ways, so that its negation means "more than"."""
+        if len(lits) <= bound:
+            return self.true()
+        # counts[j] is true exactly when at least j+1 of the literals seen so far are true
+        counts: list[int] = []
+        for lit in lits:
+            updated: list[int] = []
+            for j in range(min(len(counts) + 1, bound + 1)):
+                options = [counts[j]] if j < len(counts) else []
+                options.append(lit if j == 0 else self.and_gate([lit, counts[j - 1]]))
+                updated.append(self.or_gate(options))
+            counts = updated
+        return -counts[bound]
 
 
 @dataclass(slots=True)
