@@ -135,7 +135,9 @@ class CircuitCnf:
     """The reference's CNF: clauses in gini's order and numbering, and what the search assumes.
 
     ``clauses`` starts with the unit clause of the constant, then three clauses per AND gate
-    ``g = a ∧ b`` in node order: ``(¬g ∨ a)``, ``(¬g ∨ b)``, ``(g ∨ ¬a ∨ ¬b)``.
+    ``g = a ∧ b`` in node order: ``(¬g ∨ a)``, ``(¬g ∨ b)``, ``(g ∨ ¬a ∨ ¬b)``. No gate has a
+    constant input or one variable twice (``and2`` folds those), so gini's ``Add`` would keep
+    every gate clause as it is.
     ``constraint_lits`` are the literals of the applied constraints (each once, in input order);
     ``input_offset`` maps the flat problem's input literal ``k`` to circuit variable ``k + 1``.
     """

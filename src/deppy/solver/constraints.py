@@ -36,6 +36,9 @@ class Mandatory(Constraint):
     def describe(self, subject: Identifier) -> str:
         return f"{subject} is mandatory"
 
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        sink.clause([subject])
+
     def reify(self, gates: Gates, subject: int) -> int:
         return subject
 
@@ -46,6 +49,9 @@ class Prohibited(Constraint):
 
     def describe(self, subject: Identifier) -> str:
         return f"{subject} is prohibited"
+
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        sink.clause([-subject])
 
     def reify(self, gates: Gates, subject: int) -> int:
         return -subject

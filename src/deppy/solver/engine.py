@@ -32,7 +32,14 @@ Watch = tuple[int, Clause]
 class Engine:
     """Trail, values and clause database of one solve, in gini's numbering."""
 
-    def __init__(self, num_vars: int, clauses: Sequence[Sequence[int]]) -> None:
+    def __init__(
+        self, num_vars: int, clauses: Sequence[Sequence[int]], *, simplified: bool = False
+    ) -> None:
+        """Load ``clauses`` as gini's ``Add`` does, at level 0.
+
+        ``simplified``: no clause repeats a variable or holds a literal with a value at level 0
+        other than a unit, as in the circuit's CNF; such clauses are watched as they are.
+        """
         size = 2 * (num_vars + 1)
         self.vals = [0] * size  # by literal: 1 true, -1 false, 0 unassigned
         self.levels = [-1] * (num_vars + 1)
@@ -49,7 +56,10 @@ class Engine:
         self._seen = [False] * (num_vars + 1)
         self._redundant = [0] * (num_vars + 1)
         for clause in clauses:
-            self._add(clause)
+            if simplified and len(clause) > 1:
+                self._watch(list(clause))
+            else:
+                self._add(clause)
 
     # -- clause database (gini Cdb.Add / Cdb.Learn) -----------------------------------------
     def _add(self, lits: Sequence[int]) -> None:

@@ -26,21 +26,33 @@ from deppy.solver.search import Choices, LazyOracle, SearchResult
 class _FullSolve:
     """The reference's ``Solve`` when the choices run out: PySAT decides, the engine explains.
 
-    PySAT answers over the circuit's clauses plus every clause learned so far, under everything
-    the engine has assigned. When that is unsatisfiable the reference ends its solve with a
-    conflict at the top scope, which the next undo analyses; the engine finds one by its own
-    conflict-driven search from the current state, learning as the reference does.
+    When the inputs true on the trail, all others false, satisfy the constraints, that is a
+    model (the trail and the learned clauses follow from the constraints) and no solver is
+    needed. Otherwise PySAT answers over the circuit's clauses plus every clause learned so far,
+    under everything the engine has assigned. When that is unsatisfiable the reference ends its
+    solve with a conflict at the top scope, which the next undo analyses; the engine finds one
+    by its own conflict-driven search from the current state, learning as the reference does.
     """
 
-    def __init__(self, cnf: CircuitCnf, engine: Engine, deadline: float | None) -> None:
+    def __init__(
+        self, problem: Problem, cnf: CircuitCnf, engine: Engine, deadline: float | None
+    ) -> None:
+        self._problem = problem
+        self._cnf = cnf
         self._engine = engine
-        self._oracle = SatOracle(None, top=cnf.num_vars, deadline=deadline)
-        self._oracle.add_clauses(([signed(x) for x in c] for c in cnf.clauses), cnf.num_vars)
+        self._oracle: SatOracle | None = None
         self._learned = 0
         self._deadline = deadline
 
     def satisfiable(self) -> bool:
-        engine = self._engine
+        engine, cnf = self._engine, self._cnf
+        vals, offset = engine.vals, cnf.input_offset
+        true_inputs = {lit for lit in self._problem.input_lits if vals[2 * (lit + offset)] == 1}
+        if self._problem.satisfied_by(true_inputs):
+            return True
+        if self._oracle is None:
+            self._oracle = SatOracle(None, top=cnf.num_vars, deadline=self._deadline)
+            self._oracle.add_clauses(([signed(x) for x in c] for c in cnf.clauses), cnf.num_vars)
         fresh = engine.learnts[self._learned :]
         self._learned = len(engine.learnts)
         self._oracle.add_clauses(([signed(x) for x in c] for c in fresh), 0)
@@ -50,7 +62,8 @@ class _FullSolve:
         return False
 
     def close(self) -> None:
-        self._oracle.close()
+        if self._oracle is not None:
+            self._oracle.close()
 
 
 def learning_search(
@@ -58,7 +71,7 @@ def learning_search(
 ) -> SearchResult | None:
     """Run the search with the reference's learning; None when the problem is unsatisfiable."""
     cnf = encode_circuit(problem.variables)
-    engine = Engine(cnf.num_vars, cnf.clauses)
+    engine = Engine(cnf.num_vars, cnf.clauses, simplified=True)
     offset = cnf.input_offset
 
     def lit_of(flat: int) -> int:
@@ -66,7 +79,7 @@ def learning_search(
 
     if engine.broken or not engine.test([*cnf.constraint_lits, *map(lit_of, problem.anchors)]):
         return None
-    full = _FullSolve(cnf, engine, deadline)
+    full = _FullSolve(problem, cnf, engine, deadline)
     try:
         state = _search(problem, engine, full, oracle, lit_of, deadline)
         if state is None:

@@ -110,7 +110,7 @@ class Choices:
         choice = self.pending.popleft()
         candidates = choice.candidates
         lit = candidates[choice.index] if choice.index < len(candidates) else 0
-        if lit and any(c in self._assumed for c in candidates):
+        if lit and not self._assumed.isdisjoint(candidates):
             lit = 0
         guess = Guess(lit, choice.index, candidates)
         self.guesses.append(guess)
