@@ -70,6 +70,12 @@ def test_learning_search_alone_agrees_on_the_first_corpus(name: str) -> None:
     assert learning_only(variables) == fast_then_learning(variables)
 
 
+@pytest.mark.parametrize("name", ["catalog-500.json", "catalog-2000.json"])
+def test_learning_search_alone_agrees_at_scale(name: str) -> None:
+    variables = load_problem(shared_path("conformance/deppy-go/perf", name))
+    assert learning_only(variables) == fast_then_learning(variables)
+
+
 def test_catalog_20461_fails_the_parent_guess() -> None:
     """The README's worked example: the clause learned from p0.v6 fails p73.v3 at once."""
     path = shared_path("conformance/deppy-go-learned", "instances", "catalog-20461.json")

@@ -29,11 +29,6 @@ def gini(lit: int) -> int:
     return 2 * lit if lit > 0 else 1 - 2 * lit
 
 
-def signed(index: int) -> int:
-    """A literal in gini's numbering, back to a signed int."""
-    return -(index >> 1) if index & 1 else index >> 1
-
-
 class Circuit:
     """gini's ``logic.C``: inputs, shared AND gates, and the gates built from them."""
 
@@ -89,7 +84,7 @@ class Circuit:
             return a
         if a == -b:
             return FALSE
-        if gini(a) > gini(b):
+        if (2 * a if a > 0 else 1 - 2 * a) > (2 * b if b > 0 else 1 - 2 * b):  # gini's order
             a, b = b, a
         if a == FALSE:
             return FALSE
@@ -161,11 +156,14 @@ def encode_circuit(variables: Sequence[Variable]) -> CircuitCnf:
                 seen.add(lit)
                 constraint_lits.append(gini(lit))
     clauses = [[gini(TRUE)]]
+    append = clauses.append
     for node, (a, b) in enumerate(circuit.fanin):
         if a == 0:
             continue
-        gate, first, second = 2 * node, gini(a), gini(b)
-        clauses.append([gate ^ 1, first])
-        clauses.append([gate ^ 1, second])
-        clauses.append([gate, first ^ 1, second ^ 1])
+        gate = 2 * node
+        first = 2 * a if a > 0 else 1 - 2 * a
+        second = 2 * b if b > 0 else 1 - 2 * b
+        append([gate ^ 1, first])
+        append([gate ^ 1, second])
+        append([gate, first ^ 1, second ^ 1])
     return CircuitCnf(len(circuit.fanin) - 1, clauses, constraint_lits)

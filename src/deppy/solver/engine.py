@@ -55,9 +55,12 @@ class Engine:
         self._end_test_level = 0
         self._seen = [False] * (num_vars + 1)
         self._redundant = [0] * (num_vars + 1)
+        watches = self.watches
         for clause in clauses:
             if simplified and len(clause) > 1:
-                self._watch(list(clause))
+                lits = list(clause)
+                watches[lits[0]].append((lits[1], lits))
+                watches[lits[1]].append((lits[0], lits))
             else:
                 self._add(clause)
 
