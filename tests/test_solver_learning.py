@@ -10,19 +10,25 @@ on random problems — and check what the reference's README says the learning d
 from __future__ import annotations
 
 import json
+import sys
+import time
+from typing import Any
 
 import pytest
+from benchmarks.solver_perf import pigeonhole
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deppy.problem import load_problem
 from deppy.solver import (
     AtMost,
+    Clause,
     Conflict,
     Constraint,
     Dependency,
     Mandatory,
     NotSatisfiable,
+    SolveTimeout,
     Variable,
     solve,
 )
@@ -82,6 +88,54 @@ def test_catalog_20461_fails_the_parent_guess() -> None:
     selected = set(learning_only(load_problem(path)) or ())
     assert {"p73.v2", "p0.v5"} <= selected
     assert not {"p73.v3", "p0.v6"} & selected
+
+
+def test_a_failed_full_solve_fails_the_last_guess(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a hand-over (c1 fails by a conflict), g1 passes propagation but leaves x and y no
+    value (a parity clash that propagation cannot see): the full solve fails, the engine finds
+    the conflict the next undo learns from, and g2 is taken instead."""
+    calls = []
+    original = Engine.search_conflict
+
+    def counted(engine: Engine, deadline: float | None) -> None:
+        calls.append(engine.level)
+        original(engine, deadline)
+
+    monkeypatch.setattr(Engine, "search_conflict", counted)
+    parity = [
+        Clause(("g1", False), ("x", x), ("y", y)) for x in (True, False) for y in (True, False)
+    ]
+    variables = [
+        Variable("b", [Mandatory(), Dependency("c1", "c2")]),
+        Variable("a", [Mandatory(), Dependency("g1", "g2")]),
+        Variable("c1", [Dependency("d"), Dependency("e")]),
+        *(Variable(i) for i in ("c2", "d", "e")),
+        Variable("u", [AtMost(1, "d", "e")]),
+        *(Variable(i) for i in ("g1", "g2", "x", "y")),
+        Variable("parity", parity),
+    ]
+    assert [v.id for v in solve(variables)] == ["b", "a", "c2", "g2"]
+    assert len(calls) == 1
+    assert learning_only(variables) == ["b", "a", "c2", "g2"]
+
+
+def test_deadline_stops_the_learning_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pigeonhole's second guess fails by a conflict, so the deadline meets the learning
+    search (the benchmark prints how close to the limit it stops)."""
+    entered = []
+    solve_module = sys.modules["deppy.solver.solve"]
+    original = solve_module.learning_search
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        entered.append(True)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(solve_module, "learning_search", counted)
+    started = time.monotonic()
+    with pytest.raises(SolveTimeout):
+        solve(pigeonhole(12), deadline=started + 0.5)
+    assert entered
+    assert time.monotonic() - started < 5
 
 
 def test_circuit_shares_gates_and_pads_at_most_to_a_power_of_two() -> None:
