@@ -5,6 +5,10 @@ candidate to try), one per anchor at first. Guessing a candidate appends one cho
 dependency it has and assumes it; unit propagation alone judges the guess. When no choice is
 left a full SAT solve decides; on failure the latest guess is undone and its choice is put back
 at the front with the next candidate. ``conformance/deppy-go/README.md`` states these rules.
+
+This is the fast search: it propagates the flat clauses and counts at-most constraints, and it
+is exact as long as the reference has learned nothing. At the first guess that fails by a
+conflict (or the first full solve that fails) it hands over to :mod:`deppy.solver.learning`.
 """
 
 from __future__ import annotations
