@@ -218,3 +218,15 @@ def test_catalogs_agree_with_an_independent_encoding(variables: list[Variable]) 
     """One solve in six hands over to the learning search here (none do in the other tests)."""
     check(variables, subset_satisfiable)
     assert learning_only(variables) == fast_then_learning(variables)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(gates=True))
+def test_learning_search_alone_handles_composite_constraints(variables: list[Variable]) -> None:
+    """And, Or, Not and at-most under Not go through the circuit as gini gates: still valid."""
+    ours = learning_only(variables)
+    applied = applied_constraints(variables)
+    if ours is None:
+        assert not has_model(variables, applied)
+    else:
+        assert satisfied(applied, set(ours))
