@@ -71,6 +71,8 @@ def test_json_has_the_documented_selection() -> None:
         assert SELECTION_FIELDS | {"reasons"} <= set(item)
         assert isinstance(item["reasons"], list) and item["reasons"]
     selected = by_package(data)
+    properties = selected["db"].pop("properties")  # exactly those the resolution used
+    assert {"type": "olm.package", "value": {"packageName": "db", "version": "2.1.0"}} in properties
     assert selected["db"] == {
         "package": "db",
         "version": "2.1.0",

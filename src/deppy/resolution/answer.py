@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deppy.catalog.model import Bundle
+from deppy.catalog.properties import projected_properties
 from deppy.explain import Explanation, explanation_as_dict
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.installed import upgrade_path
@@ -57,6 +58,12 @@ class SelectedBundle:
             "from": self.from_version,
             "path": list(self.path),
             "reasons": list(self.reasons),
+            # exactly the properties the resolution used (what a CSV's
+            # operatorframework.io/properties annotation carries: property-projection.md)
+            "properties": [
+                {"type": p.type, "value": p.value}
+                for p in (projected_properties(self.source) if self.source else ())
+            ],
         }
 
 
