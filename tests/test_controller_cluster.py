@@ -730,3 +730,61 @@ def test_manifests_are_least_privilege(env: dict[str, Any]) -> None:
         "dry-run-next",
     }
     assert Path  # the module's imports stay used
+
+
+def test_an_operator_installed_by_hand_stays_and_is_not_installed_twice(
+    env: dict[str, Any],
+) -> None:
+    """A CSV without a Subscription: its projected properties enter the resolution (cluster/),
+    so the Input for the same package keeps it, and the resolveset installs nothing again."""
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    crds = Path(__file__).parent / "data" / "olm-crds"
+    for name in ("clusterserviceversions", "subscriptions"):
+        kube.kubectl("apply", "-f", str(crds / f"{name}.operators.coreos.com.yaml"))
+        kube.kubectl(
+            "wait",
+            "--for",
+            "condition=established",
+            "--timeout=60s",
+            f"crd/{name}.operators.coreos.com",
+        )
+    ns = kube.new_namespace("csv")
+    api.call(
+        "POST",
+        f"/apis/operators.coreos.com/v1alpha1/namespaces/{ns}/clusterserviceversions",
+        {
+            "apiVersion": "operators.coreos.com/v1alpha1",
+            "kind": "ClusterServiceVersion",
+            "metadata": {
+                "name": "etcdoperator.v0.9.2",
+                "namespace": ns,
+                "labels": {f"operators.coreos.com/etcd.{ns}": ""},
+            },
+            "spec": {
+                "version": "0.9.2",
+                "displayName": "etcd",
+                "customresourcedefinitions": {
+                    "owned": [
+                        {
+                            "name": "etcdclusters.etcd.database.coreos.com",
+                            "version": "v1beta2",
+                            "kind": "EtcdCluster",
+                        }
+                    ]
+                },
+            },
+        },
+    )
+    _create(
+        api,
+        ns,
+        "Input",
+        "etcd",
+        {"constraints": [{"type": "olm.catalog", "value": {"package": "etcd"}}]},
+    )
+    found = _resolved(api, "inputs", ns, "etcd", controller)
+    assert condition(found, "Resolved")["reason"] == "Resolved", found["status"]
+    instance = found["status"]["instances"][0]
+    assert (instance["name"], instance["catalog"]) == ("etcdoperator.v0.9.2", "(cluster)")
+    bundle = wait_for("a Bundle", lambda: api.list("bundles", ns), log=controller)[0]
+    assert _set_entries(api, ns, bundle["metadata"]["name"]) == []

@@ -78,7 +78,7 @@ def kind(plural: str) -> Kind:
         return Kind(plural, "", "v1")
     if plural == "clusterkopfpeerings":
         return Kind(plural, "kopf.dev", "v1")
-    if plural == "clusterserviceversions":
+    if plural in ("clusterserviceversions", "subscriptions"):
         return Kind(plural, "operators.coreos.com", "v1alpha1")
     return Kind(plural)
 

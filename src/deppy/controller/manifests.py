@@ -163,7 +163,7 @@ def cluster_role() -> dict[str, Any]:
             },
             {
                 "apiGroups": ["operators.coreos.com"],
-                "resources": ["clusterserviceversions"],
+                "resources": ["clusterserviceversions", "subscriptions"],
                 "verbs": read,
             },
             {

@@ -8,10 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deppy.catalog.model import Bundle
+from deppy.cluster import ClusterInstalled, ClusterState, installed_from_state
 from deppy.controller import approval
 from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
 from deppy.controller.crds import API_VERSION
-from deppy.controller.kube import Kube
+from deppy.controller.kube import ApiError, Kube
 from deppy.controller.requests import input_class_name
 from deppy.controller.resolveset import (
     BUNDLES_KEY,
@@ -76,6 +77,27 @@ def held_bundles(instances: Sequence[Body], config_maps: Mapping[str, Body]) -> 
     return held
 
 
+def installed_on_cluster(kube: Kube, namespace: str) -> ClusterInstalled | None:
+    """The operators OLM (or a person) installed in the namespace: Subscriptions with their CSVs,
+    and hand-installed CSVs with their projected properties (cluster/). None without any."""
+    found: dict[str, list[Doc]] = {}
+    for plural in ("clusterserviceversions", "subscriptions"):
+        try:
+            found[plural] = kube.list(plural, namespace)
+        except ApiError as error:
+            if error.status != 404:  # no OLM on this cluster: nothing installed by it
+                raise
+            found[plural] = []
+    if not found["clusterserviceversions"]:
+        return None
+    state = ClusterState(
+        where=f"namespace {namespace}",
+        csvs=tuple(found["clusterserviceversions"]),
+        subscriptions=tuple(found["subscriptions"]),
+    )
+    return installed_from_state(state, namespace=namespace)
+
+
 def _created(body: Body) -> tuple[str, str]:
     meta = body["metadata"]
     return (meta.get("creationTimestamp", ""), meta["name"])
@@ -95,12 +117,17 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
     instances = kube.list("instances", namespace, labels=MANAGED)
     config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}
     held = held_bundles(instances, config_maps)
+    on_cluster = installed_on_cluster(kube, namespace)
+    if on_cluster is not None:
+        mine = {h.installed.package for h in held}
+        held += [Held("", i) for i in on_cluster.installed if i.package not in mine]
     units, errors = units_of(inputs, classes)
     by_name = {name_of(i): i for i in inputs}
     for name, message in errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
     for unit in units:
-        outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster)
+        catalog = on_cluster.catalog if on_cluster is not None else None
+        outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster, catalog)
         _apply(runtime, namespace, outcome, by_name)
 
 

@@ -22,16 +22,7 @@ from typing import Any
 import orjson
 
 from deppy.catalog.model import Bundle
-from deppy.catalog.properties import (
-    CONSTRAINT,
-    GVK_PROVIDED,
-    GVK_REQUIRED,
-    LABEL,
-    LABEL_REQUIRED,
-    MAX_OPENSHIFT_VERSION,
-    PACKAGE,
-    PACKAGE_REQUIRED,
-)
+from deppy.cluster import projected_properties
 from deppy.controller.crds import API_VERSION
 
 BUNDLES_KEY = "resolved.bundles.json"
@@ -41,20 +32,6 @@ UNIT_LABEL = "deppy.io/unit"
 SET_LABEL = "deppy.io/resolveset"
 MANAGED_LABEL = "app.kubernetes.io/managed-by"
 MANAGER = "deppy"
-# The property types resolution reads (catalog/properties.py); the rest (CSV metadata, embedded
-# manifests) is not part of the answer.
-USED_PROPERTIES = frozenset(
-    {
-        PACKAGE,
-        GVK_PROVIDED,
-        GVK_REQUIRED,
-        PACKAGE_REQUIRED,
-        LABEL,
-        LABEL_REQUIRED,
-        CONSTRAINT,
-        MAX_OPENSHIFT_VERSION,
-    }
-)
 _LABEL_VALUE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
@@ -69,9 +46,9 @@ class SetEntry:
 
 
 def used_properties(bundle: Bundle) -> list[dict[str, Any]]:
-    return [
-        {"type": p.type, "value": p.value} for p in bundle.properties if p.type in USED_PROPERTIES
-    ]
+    """Exactly the properties resolution used (property projection: the bundle's properties
+    without bulk content such as embedded manifests), as the CSV annotation would carry them."""
+    return [{"type": p.type, "value": p.value} for p in projected_properties(bundle)]
 
 
 def bundle_entry(entry: SetEntry) -> dict[str, Any]:

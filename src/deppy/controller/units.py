@@ -16,7 +16,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
+from deppy.catalog.model import Catalog
+from deppy.catalog.overlay import Overlay
 from deppy.controller.catalog_cache import CatalogCache
 from deppy.controller.instances_status import input_statuses
 from deppy.controller.requests import (
@@ -113,10 +115,18 @@ def held_by_others(held: Sequence[Held], unit: str) -> set[tuple[str, str]]:
 
 
 def resolve_unit(
-    unit: Unit, held: Sequence[Held], cache: CatalogCache, cluster: ClusterFacts
+    unit: Unit,
+    held: Sequence[Held],
+    cache: CatalogCache,
+    cluster: ClusterFacts,
+    on_cluster: Catalog | None = None,
 ) -> UnitOutcome:
+    """``on_cluster``: the operators installed by hand, as bundles (cluster/'s synthetic
+    catalog), laid over the Catalogs so they count like any other bundle."""
     view = cache.view(())
-    source = view.source
+    source: BundleSource | None = view.source
+    if source is not None and on_cluster is not None:
+        source = Overlay(CatalogSet([on_cluster]), source)
     if source is None:
         return UnitOutcome(unit, "CatalogUnavailable", "no Catalog is loaded; create a Catalog")
     required: list[RequiredPackage] = []
