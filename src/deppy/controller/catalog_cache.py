@@ -42,6 +42,7 @@ class CatalogView:
 @dataclass
 class CatalogCache:
     entries: dict[str, CatalogEntry] = field(default_factory=dict)
+    deleted: set[str] = field(default_factory=set)  # for messages only
     _sets: OrderedDict[tuple[tuple[str, str, int], ...], CatalogSet] = field(
         default_factory=OrderedDict
     )
@@ -49,6 +50,7 @@ class CatalogCache:
 
     def loaded(self, name: str, catalog: Catalog, digest: str, when: str) -> None:
         with self._lock:
+            self.deleted.discard(name)
             self.entries[name] = CatalogEntry(name, catalog, digest, None, when)
 
     def reprioritised(self, name: str, priority: int) -> bool:
@@ -69,7 +71,8 @@ class CatalogCache:
 
     def removed(self, name: str) -> None:
         with self._lock:
-            self.entries[name] = CatalogEntry(name, None, "", "the Catalog was deleted")
+            self.entries.pop(name, None)
+            self.deleted.add(name)
 
     def digest(self, name: str) -> str:
         entry = self.entries.get(name)
@@ -78,8 +81,9 @@ class CatalogCache:
     def names(self) -> list[str]:
         return sorted(n for n, e in self.entries.items() if e.catalog is not None)
 
-    def view(self, sources: Sequence[str]) -> CatalogView:
-        """The catalogs named in ``sources`` (all known ones when empty)."""
+    def view(self, sources: Sequence[str], *, stale_ok: bool = False) -> CatalogView:
+        """The catalogs named in ``sources`` (all known ones when empty). ``stale_ok``: a catalog
+        that fails to load now still serves its last good content."""
         with self._lock:
             wanted = list(dict.fromkeys(sources)) or sorted(
                 n for n, e in self.entries.items() if e.catalog is not None or e.error
@@ -89,7 +93,10 @@ class CatalogCache:
             for name in wanted:
                 entry = self.entries.get(name)
                 if entry is None:
-                    unavailable.append((name, "no Catalog of this name is loaded"))
+                    why = "the Catalog was deleted" if name in self.deleted else "no such Catalog"
+                    unavailable.append((name, why))
+                elif entry.catalog is not None and stale_ok:
+                    usable.append(entry)
                 elif entry.error is not None or entry.catalog is None:
                     unavailable.append((name, entry.error or "not loaded yet"))
                 else:

@@ -123,7 +123,7 @@ def resolve_unit(
 ) -> UnitOutcome:
     """``on_cluster``: the operators installed by hand, as bundles (cluster/'s synthetic
     catalog), laid over the Catalogs so they count like any other bundle."""
-    view = cache.view(())
+    view = cache.view((), stale_ok=True)
     source: BundleSource | None = view.source
     if source is not None and on_cluster is not None:
         source = Overlay(CatalogSet([on_cluster]), source)
@@ -146,7 +146,7 @@ def resolve_unit(
     if not members:
         outcome.reason, outcome.message = "InvalidSpec", "every Input of the unit is invalid"
         return outcome
-    missing = _unavailable_in_use(view.unavailable, required, held, unit.key)
+    missing = _unavailable_in_use(cache, required, held, unit.key)
     if missing:
         outcome.reason = "CatalogUnavailable"
         outcome.message = "; ".join(f"catalog {n}: {why}" for n, why in missing) + (
@@ -167,13 +167,13 @@ def resolve_unit(
 
 
 def _unavailable_in_use(
-    unavailable: Sequence[tuple[str, str]],
-    required: Sequence[RequiredPackage],
-    held: Sequence[Held],
-    unit: str,
+    cache: CatalogCache, required: Sequence[RequiredPackage], held: Sequence[Held], unit: str
 ) -> list[tuple[str, str]]:
+    """Catalogs the unit names (its requirements', its own earlier bundles') that have no
+    content: deleted, or never loaded. A catalog failing now serves its last good content."""
     named = {r.catalog for r in required} | {h.installed.catalog for h in held if h.unit == unit}
-    return [(n, why) for n, why in unavailable if n in named or None in named]
+    names = sorted(n for n in named if n is not None)
+    return list(cache.view(names, stale_ok=True).unavailable) if names else []
 
 
 def _forced(
