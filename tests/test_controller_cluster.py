@@ -661,10 +661,20 @@ def test_an_unavailable_catalog_keeps_the_last_good_result(env: dict[str, Any]) 
 
 def test_status_writes_never_lose_a_concurrent_update(env: dict[str, Any]) -> None:
     """The controller's guarded write: a write that lands between its read and its patch makes
-    the patch fail (409), and the status is computed again from the newer object."""
+    the patch fail (409), and the status is computed again from the newer object. (A Bundle the
+    controller does not manage, so only this test writes its status.)"""
     api, kube = env["api"], env["kube"]
     ns = kube.new_namespace("rv")
-    _create(api, ns, "ActiveResolution", "x", {"constraints": ['required("etcd")']})
+    api.create(
+        "bundles",
+        {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "Bundle",
+            "metadata": {"name": "x", "namespace": ns},
+            "spec": {"class": "elsewhere"},
+        },
+        ns,
+    )
     calls: list[int] = []
 
     def compute(current: dict[str, Any]) -> dict[str, Any]:
@@ -672,18 +682,17 @@ def test_status_writes_never_lose_a_concurrent_update(env: dict[str, Any]) -> No
         if len(calls) == 1:  # someone else writes meanwhile
             api.call(
                 "PATCH",
-                f"/apis/deppy.io/v1alpha1/namespaces/{ns}/activeresolutions/x/status",
-                {"status": {"warnings": ["written by someone else"]}},
+                f"/apis/deppy.io/v1alpha1/namespaces/{ns}/bundles/x/status",
+                {"status": {"objects": ["written by someone else"]}},
                 content_type="application/merge-patch+json",
             )
-        seen = (current.get("status") or {}).get("warnings") or []
-        return {"warnings": [*seen, "ours"]}
+        seen = (current.get("status") or {}).get("objects") or []
+        return {"objects": [*seen, "ours"]}
 
-    api.update_status("activeresolutions", "x", ns, compute)
-    final = api.get("activeresolutions", "x", ns)
+    api.update_status("bundles", "x", ns, compute)
+    final = api.get("bundles", "x", ns)
     assert len(calls) == 2
-    assert final["status"]["warnings"][:1] == ["written by someone else"]
-    assert final["status"]["warnings"][-1] == "ours"
+    assert final["status"]["objects"] == ["written by someone else", "ours"]
 
 
 def test_many_resolutions_at_once_are_all_answered(env: dict[str, Any]) -> None:
