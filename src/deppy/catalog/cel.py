@@ -31,12 +31,15 @@ import re2  # type: ignore[import-untyped]
 from celpy import celtypes
 from celpy.adapter import json_to_cel
 from celpy.celparser import CELParseError, CELParser
-from celpy.evaluation import CELEvalError, celstr
+from celpy.evaluation import CELEvalError, Evaluator, celstr
 from lark import Token, Tree
 
 from deppy.catalog.semver import Version, VersionError
+from deppy.errors import excerpt
 
 __all__ = [
+    "COST_BUDGET",
+    "CelBudgetExceeded",
     "CelCompileError",
     "CelEvaluationError",
     "CelProgram",
@@ -51,12 +54,37 @@ _INT64_MIN: Final = -(2**63)
 _INT64_MAX: Final = 2**63 - 1
 
 
+COST_BUDGET: Final = 1_000_000
+"""What one evaluation of a rule may cost, in syntax-tree nodes evaluated (a comprehension costs
+its items times its body's size), as cel-go counts cost. A real rule (``properties.exists(...)``
+over a bundle's few dozen properties) costs a few thousand; the budget stops a hostile one after
+about 0.05 s on the compiled path and 0.4 s on cel-python's interpreter. OLM sets no budget."""
+
+_SLOW_NODE_COST: Final = 25
+"""What one node costs on cel-python's interpreter, which is that many times slower."""
+
+_BUDGET: Final = "\x00budget"  # where an evaluation's remaining budget sits in the environment
+
+
+class _OutOfBudget(BaseException):
+    """The budget ran out. A BaseException so that no error handler on the way (cel-go's
+    commutative error semantics, cel-python's) mistakes it for a value."""
+
+
+def _size_of(node: Any) -> int:
+    return sum(1 for _ in node.iter_subtrees()) if isinstance(node, Tree) else 1
+
+
 class CelCompileError(ValueError):
     """A rule cel-go's environment would refuse (syntax, undeclared name, not a bool)."""
 
 
 class CelEvaluationError(Exception):
     """A rule failed on one bundle (missing key, bad semver, no such overload)."""
+
+
+class CelBudgetExceeded(CelEvaluationError):
+    """A rule ran past :data:`COST_BUDGET` on one bundle: not a "no match" but a refused rule."""
 
 
 class PropertyLike(Protocol):
@@ -622,6 +650,8 @@ class _Compiler:
         value: Any
         if kind == "INT_LIT":
             body = text.lstrip("-")
+            if len(body) > 20:  # int64 has 19 digits; int() of thousands of digits is refused
+                raise CelCompileError(f"integer literal {excerpt(text)} does not fit in int64")
             value = int(body[2:], 16) if body[:2] in ("0x", "0X") else int(body)
             value = -value if text.startswith("-") else value
             if not _INT64_MIN <= value <= _INT64_MAX:
@@ -787,13 +817,14 @@ class _Compiler:
             body = [self.compile(a)[0] for a in args[1:]]
         finally:
             self.scope.pop()
+        weight = 1 + sum(_size_of(a) for a in args[1:])
         if name == "map":
-            return _map_macro(target, var, body), "list"
+            return _map_macro(target, var, body, weight), "list"
         if name == "filter":
-            return _filter_macro(target, var, body[0]), "list"
+            return _filter_macro(target, var, body[0], weight), "list"
         if name == "exists_one":
-            return _exists_one_macro(target, var, body[0]), "bool"
-        return _quantifier(target, var, body[0], name == "exists"), "bool"
+            return _exists_one_macro(target, var, body[0], weight), "bool"
+        return _quantifier(target, var, body[0], name == "exists", weight), "bool"
 
     def _args(self, node: Node | Token) -> list[Node | Token]:
         assert isinstance(node, Tree)
@@ -851,6 +882,16 @@ def _logic(left: Fn, right: Fn, is_or: bool) -> Fn:
     return evaluate
 
 
+def _charged(items: list[Any], env: Env, weight: int) -> list[Any]:
+    """Spend a comprehension's cost (its items times its body's size) from the evaluation's
+    budget before running it."""
+    budget: list[int] = env[_BUDGET]
+    budget[0] -= len(items) * weight
+    if budget[0] < 0:
+        raise _OutOfBudget
+    return items
+
+
 def _items(value: Any) -> list[Any]:
     """What a macro iterates: list items (read lazily from JSON) or map keys."""
     if type(value) is _JsonList:
@@ -862,13 +903,13 @@ def _items(value: Any) -> list[Any]:
     raise _Err(f"no such overload: comprehension over {_type_name(value)}")
 
 
-def _quantifier(target: Fn, var: str, predicate: Fn, exists: bool) -> Fn:
+def _quantifier(target: Fn, var: str, predicate: Fn, exists: bool, weight: int) -> Fn:
     """all()/exists(): any decisive element wins over errors in other elements, as in cel-go."""
 
     def evaluate(env: Env) -> bool:
         local = dict(env)
         error: _Err | None = None
-        for item in _items(target(env)):
+        for item in _charged(_items(target(env)), env, weight):
             local[var] = item
             try:
                 result = predicate(local)
@@ -886,11 +927,11 @@ def _quantifier(target: Fn, var: str, predicate: Fn, exists: bool) -> Fn:
     return evaluate
 
 
-def _exists_one_macro(target: Fn, var: str, predicate: Fn) -> Fn:
+def _exists_one_macro(target: Fn, var: str, predicate: Fn, weight: int) -> Fn:
     def evaluate(env: Env) -> bool:
         local = dict(env)
         count = 0
-        for item in _items(target(env)):
+        for item in _charged(_items(target(env)), env, weight):
             local[var] = item
             result = predicate(local)
             if result is True:
@@ -902,14 +943,14 @@ def _exists_one_macro(target: Fn, var: str, predicate: Fn) -> Fn:
     return evaluate
 
 
-def _map_macro(target: Fn, var: str, body: list[Fn]) -> Fn:
+def _map_macro(target: Fn, var: str, body: list[Fn], weight: int) -> Fn:
     transform = body[-1]
     keep = body[0] if len(body) == 2 else None
 
     def evaluate(env: Env) -> list[Any]:
         local = dict(env)
         out = []
-        for item in _items(target(env)):
+        for item in _charged(_items(target(env)), env, weight):
             local[var] = item
             if keep is not None:
                 test = keep(local)
@@ -923,11 +964,11 @@ def _map_macro(target: Fn, var: str, body: list[Fn]) -> Fn:
     return evaluate
 
 
-def _filter_macro(target: Fn, var: str, predicate: Fn) -> Fn:
+def _filter_macro(target: Fn, var: str, predicate: Fn, weight: int) -> Fn:
     def evaluate(env: Env) -> list[Any]:
         local = dict(env)
         out = []
-        for item in _items(target(env)):
+        for item in _charged(_items(target(env)), env, weight):
             local[var] = item
             test = predicate(local)
             if test is not True and test is not False:
@@ -956,11 +997,13 @@ class CelProgram:
         """The rule's verdict for one bundle; raises CelEvaluationError when it fails there."""
         if self._fast is not None:
             try:
-                result = self._fast({"properties": properties.values})
+                result = self._fast({"properties": properties.values, _BUDGET: [COST_BUDGET]})
             except _Err as err:
                 raise CelEvaluationError(str(err)) from None
             except RecursionError:
                 raise CelEvaluationError("rule nested too deeply to evaluate") from None
+            except _OutOfBudget:
+                raise CelBudgetExceeded(_cut_off()) from None
         else:
             result = self._evaluate_slow(properties)
         if result is True or result is False:
@@ -968,17 +1011,44 @@ class CelProgram:
         raise CelEvaluationError(f"cel expression evaluated to {_type_name(result)}, not bool")
 
     def _evaluate_slow(self, properties: CelProperties) -> Any:
+        evaluator = _BudgetedEvaluator(self._slow.ast, self._slow.new_activation(), [COST_BUDGET])
         try:
-            result = self._slow.evaluate({"properties": properties.as_celpy()})
+            result = evaluator.evaluate({"properties": properties.as_celpy()})
         except CELEvalError as err:
             raise CelEvaluationError(_celpy_message(err)) from None
-        except (TypeError, ValueError, KeyError, ArithmeticError) as err:
+        except (TypeError, ValueError, KeyError, ArithmeticError, RecursionError) as err:
             raise CelEvaluationError(str(err)) from None
+        except _OutOfBudget:
+            raise CelBudgetExceeded(_cut_off()) from None
         if isinstance(result, CELEvalError):
             raise CelEvaluationError(_celpy_message(result))
         if isinstance(result, celtypes.BoolType):
             return bool(result)
         return result
+
+
+def _cut_off() -> str:
+    return (
+        f"evaluation cut off: the rule costs more than deppy's budget of {COST_BUDGET:,} "
+        "steps on this bundle"
+    )
+
+
+class _BudgetedEvaluator(Evaluator):
+    """cel-python's interpreter, spending one unit of the budget per syntax-tree node."""
+
+    def __init__(self, ast: Any, activation: Any, budget: list[int]) -> None:
+        super().__init__(ast, activation=activation)
+        self.budget = budget
+
+    def sub_evaluator(self, ast: Any) -> Evaluator:
+        return _BudgetedEvaluator(ast, self.activation, self.budget)
+
+    def visit_children(self, tree: Any) -> Any:
+        self.budget[0] -= _SLOW_NODE_COST
+        if self.budget[0] < 0:
+            raise _OutOfBudget
+        return super().visit_children(tree)
 
 
 def _celpy_message(err: CELEvalError) -> str:
@@ -1028,6 +1098,8 @@ def compile_rule(rule: str) -> CelProgram:
         fast, kind = compiler.compile(tree)
     except RecursionError:
         raise CelCompileError("the rule is nested too deeply") from None
+    except ValueError as err:  # a literal cel-python's conversions refuse
+        raise CelCompileError(str(err)) from None
     if kind != "bool":
         raise CelCompileError(
             f"cel expressions must have type Bool; this rule gives {kind}, not a true/false"

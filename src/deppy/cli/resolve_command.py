@@ -10,9 +10,9 @@ import click
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import dump, render
+from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import cluster_facts, output_option, stderr
-from deppy.errors import InputError
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -86,12 +86,7 @@ Examples:
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
 )
 @output_option("table", "json", "yaml", "html")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Give up after this many seconds.",
-)
+@timeout_option("Give up after this many seconds (loading and output included).")
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
 @click.option(
     "--trace",
@@ -136,50 +131,47 @@ def resolve_cmd(
 
     Exit 0 resolved, 1 unresolvable (with an explanation), 2 bad input.
     """
-    catalog_specs = [parse_catalog(spec) for spec in catalogs]
-    request = ResolutionRequest()
-    if request_file is not None:
-        request, from_file = load_request_file(request_file)
-        catalog_specs = catalog_specs or from_file
-    given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
-    request = ResolutionRequest(
-        required=request.required + tuple(parse_require(s) for s in required),
-        installed=request.installed + tuple(parse_installed(s) for s in installed),
-        cluster=ClusterFacts(
-            given.openshift_version or cluster.openshift_version,
-            given.kube_version or cluster.kube_version,
-        ),
-        sources=request.sources + sources,
-        exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
-    )
-    if not request.required and not request.installed:
-        raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
-    pipeline = check_pipeline(pipeline_file)
-    catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=output != "table"))
-    if dry_run_next is not None:
-        from deppy.workflows.whatif import parse_next
+    with whole_command(timeout) as deadline:
+        catalog_specs = [parse_catalog(spec) for spec in catalogs]
+        request = ResolutionRequest()
+        if request_file is not None:
+            request, from_file = load_request_file(request_file)
+            catalog_specs = catalog_specs or from_file
+        given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
+        request = ResolutionRequest(
+            required=request.required + tuple(parse_require(s) for s in required),
+            installed=request.installed + tuple(parse_installed(s) for s in installed),
+            cluster=ClusterFacts(
+                given.openshift_version or cluster.openshift_version,
+                given.kube_version or cluster.kube_version,
+            ),
+            sources=request.sources + sources,
+            exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
+        )
+        if not request.required and not request.installed:
+            raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
+        pipeline = check_pipeline(pipeline_file)
+        catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=output != "table"))
+        if dry_run_next is not None:
+            from deppy.workflows.whatif import parse_next
 
-        raise SystemExit(
-            dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
-        )
-    started = time.perf_counter()
-    try:
-        resolution = resolve_with_options(
-            catalog_set, request, timeout=timeout, pipeline=pipeline, trace=trace
-        )
-    except SolveTimeout:
-        raise InputError(
-            f"--timeout {timeout:g}",
-            "the resolution did not finish in time",
-            "allow more seconds, or narrow the request (versions, channels, --source)",
-        ) from None
-    elapsed = time.perf_counter() - started
-    for warning in resolution.warnings:
-        click.echo(f"deppy: warning: {warning}", err=True)
-    render(resolution, output, verbose=verbose)
-    if output == "table" and os.environ.get("DEPPY_TIMING"):
-        click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
-    raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+            raise SystemExit(
+                dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
+            )
+        started = time.perf_counter()
+        try:
+            resolution = resolve_with_options(
+                catalog_set, request, timeout=deadline.remaining(), pipeline=pipeline, trace=trace
+            )
+        except SolveTimeout:
+            raise deadline.error() from None
+        elapsed = time.perf_counter() - started
+        for warning in resolution.warnings:
+            click.echo(f"deppy: warning: {warning}", err=True)
+        render(resolution, output, verbose=verbose)
+        if output == "table" and os.environ.get("DEPPY_TIMING"):
+            click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
+        raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
 
 def dry_run(
