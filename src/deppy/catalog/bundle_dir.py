@@ -316,16 +316,16 @@ def load_bundle_dir(path: str | os.PathLike[str], *, catalog: str = "") -> Bundl
     loader = _DirLoader(root, catalog)
     meta = loader.read_metadata()
     annotations = meta.annotations or {}
-    package = annotations.get(ANNOTATION_PACKAGE)
-    package = package.strip() if isinstance(package, str) else ""
-    channels_text = annotations.get(ANNOTATION_CHANNELS)
-    channels = tuple(
-        c.strip()
-        for c in (channels_text or "").split(",")
-        if isinstance(channels_text, str) and c.strip()
-    )
-    default = annotations.get(ANNOTATION_DEFAULT_CHANNEL)
-    default_channel = default.strip() if isinstance(default, str) and default.strip() else None
+    for key in (ANNOTATION_PACKAGE, ANNOTATION_CHANNELS, ANNOTATION_DEFAULT_CHANNEL):
+        value = annotations.get(key)
+        if value is not None and not isinstance(value, str):
+            loader.problem(
+                meta.annotations_file, key, f"must be a string, not {excerpt(value)}; ignored"
+            )
+    package = _text_annotation(annotations, ANNOTATION_PACKAGE)
+    channels_text = _text_annotation(annotations, ANNOTATION_CHANNELS)
+    channels = tuple(c.strip() for c in channels_text.split(",") if c.strip())
+    default_channel = _text_annotation(annotations, ANNOTATION_DEFAULT_CHANNEL) or None
     if meta.annotations is None:
         loader.problem(
             root / "metadata",
@@ -340,6 +340,11 @@ def load_bundle_dir(path: str | os.PathLike[str], *, catalog: str = "") -> Bundl
 
     bundle = _build_bundle(loader, meta, package) if package else None
     return BundleDir(bundle, package, channels, default_channel, tuple(loader.problems))
+
+
+def _text_annotation(annotations: Mapping[str, Any], key: str) -> str:
+    value = annotations.get(key)
+    return value.strip() if isinstance(value, str) else ""
 
 
 def _csv_properties(csv: Mapping[str, Any], problems: list[str]) -> list[Property]:

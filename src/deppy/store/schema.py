@@ -20,7 +20,7 @@ from pathlib import Path
 from deppy.errors import InputError
 from deppy.store.summary import StoredCatalog
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: search_row and search_card
 # A writer may hold the lock for a few seconds (a full community index); waiting readers and
 # writers give up only after this many seconds.
 BUSY_TIMEOUT = 60.0
@@ -73,10 +73,31 @@ _TABLES = (
         PRIMARY KEY (label, catalog_id, package)
     ) WITHOUT ROWID""",
     "CREATE INDEX label_by_catalog ON label (catalog_id)",
+    # deppy search: every text a package can be found by (deppy.catalog.search_index), folded
+    # to lower case, scanned with instr(); a package's card says what a hit shows of it.
+    """CREATE TABLE search_row (
+        catalog_id INTEGER NOT NULL,
+        package TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        field TEXT NOT NULL,
+        text TEXT NOT NULL,
+        folded TEXT NOT NULL,
+        shown TEXT NOT NULL,
+        bundles TEXT NOT NULL,
+        PRIMARY KEY (catalog_id, package, ordinal)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE search_card (
+        catalog_id INTEGER NOT NULL,
+        package TEXT NOT NULL,
+        display_name TEXT NOT NULL,
+        latest TEXT NOT NULL,
+        default_channel TEXT,
+        PRIMARY KEY (catalog_id, package)
+    ) WITHOUT ROWID""",
 )
 
 # Tables holding one catalog's rows, in the order a removal deletes them.
-CATALOG_TABLES = ("label", "provided_api", "bundle", "package")
+CATALOG_TABLES = ("search_row", "search_card", "label", "provided_api", "bundle", "package")
 
 
 class StoreError(InputError):
