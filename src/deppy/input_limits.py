@@ -55,7 +55,12 @@ class UnsafeInput(ValueError):
 
 def json_value(data: bytes | str) -> Any:
     """One JSON document, with the depth limit; raises orjson.JSONDecodeError or UnsafeInput."""
-    value = orjson.loads(data)
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        if "depth limit" in str(error):  # orjson's own limit (1,024), far past deppy's
+            raise UnsafeInput(too_deep_message()) from None
+        raise
     check_depth(value, data)
     return value
 
@@ -108,10 +113,19 @@ def _make_loader() -> type[Any]:
         """libyaml's safe loader, with mapping keys turned to strings as Kubernetes does."""
 
         def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-            mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-            if all(type(key) is str for key in mapping):
-                return mapping
-            return {_key_text(key): value for key, value in mapping.items()}
+            self.flatten_mapping(node)  # merge keys (<<)
+            mapping: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, list | dict | set):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found a key that is a list or a mapping",
+                        key_node.start_mark,
+                    )
+                mapping[_key_text(key)] = self.construct_object(value_node, deep=deep)
+            return mapping
 
     return KeysAsText
 
