@@ -6,9 +6,11 @@ test instead of taking pytest down with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -254,3 +256,39 @@ def test_the_deadline_covers_loading(tmp_path: Path) -> None:
     problem.write_text(f"[{variables}]")
     result = deppy("solve", "--timeout", "0.3", str(problem), home=tmp_path)
     refused(result, "--timeout 0.3", "did not finish in time")
+
+
+# -- 6. a full disk: said so, and reads keep working -------------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 3 MB filesystem (tmpfs) to fill up; skipped where mounting is not allowed."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_a_full_disk_is_named_and_reads_keep_working(small_disk: Path) -> None:
+    home = small_disk / "home"
+    assert deppy("catalog", "add", "apps", str(DATA / "apps"), home=home).returncode == 0
+    with (small_disk / "filler").open("wb") as filler, contextlib.suppress(OSError):
+        while True:
+            filler.write(b"\0" * 65536)
+            filler.flush()
+    error = refused(
+        deppy("catalog", "add", "infra", str(DATA / "infra"), home=home), "disk is full"
+    )
+    assert "rollback" not in error and "add the catalogs again" not in error
+    listed = deppy("catalog", "list", home=home)
+    assert listed.returncode == 0 and "apps" in listed.stdout and "infra" not in listed.stdout
+    found = deppy("search", "webapp", home=home)
+    assert found.returncode == 0 and "webapp" in found.stdout

@@ -12,9 +12,10 @@ instead of failing.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from deppy.errors import InputError
@@ -116,6 +117,12 @@ def translated_errors(path: Path) -> Iterator[None]:
         yield
     except sqlite3.OperationalError as error:
         text = str(error)
+        if disk_full(path, error):
+            raise StoreError(
+                str(path),
+                "the disk is full",
+                "free some space on it and run the command again; the store is as it was",
+            ) from None
         if "locked" in text or "busy" in text:
             raise StoreError(
                 str(path),
@@ -130,6 +137,31 @@ def translated_errors(path: Path) -> Iterator[None]:
         ) from None
     except sqlite3.DatabaseError as error:
         raise StoreError(str(path), f"not a usable catalog store ({error})", _MOVE_AWAY) from None
+
+
+def disk_full(path: Path, error: sqlite3.Error) -> bool:
+    """Whether a SQLite failure is the disk running out of space (SQLITE_FULL, or an I/O error
+    on a disk with next to nothing free: creating the WAL index fails that way)."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name == "SQLITE_FULL" or "disk is full" in str(error):
+        return True
+    if not name.startswith("SQLITE_IOERR") and "disk I/O error" not in str(error):
+        return False
+    try:
+        return shutil.disk_usage(path.parent).free < _NEARLY_FULL
+    except OSError:
+        return False
+
+
+_NEARLY_FULL = 1 << 20
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """End a failed write. SQLite may have rolled back already (a full disk does that), and a
+    second ROLLBACK would hide the real error behind "no transaction is active"."""
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 _MOVE_AWAY = "move the file away (or set DEPPY_HOME elsewhere) and add the catalogs again"
@@ -166,14 +198,27 @@ def open_for_reading(path: Path) -> sqlite3.Connection | None:
     if not path.is_file():
         return None
     with translated_errors(path):
-        conn = _connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
         try:
-            if _check_version(conn, path) == 0:
-                conn.close()
-                return None
-        except BaseException:
+            return _reader(path, "mode=rw")
+        except sqlite3.OperationalError as error:
+            # A full disk cannot hold the WAL index a reader needs; when no write is pending in
+            # the WAL, the database file alone is the whole store, and reading it as immutable
+            # needs no index: reads keep working until space is freed.
+            wal = path.with_name(path.name + "-wal")
+            if not disk_full(path, error) or (wal.exists() and wal.stat().st_size > 0):
+                raise
+            return _reader(path, "mode=ro&immutable=1")
+
+
+def _reader(path: Path, mode: str) -> sqlite3.Connection | None:
+    conn = _connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
+    try:
+        if _check_version(conn, path) == 0:
             conn.close()
-            raise
+            return None
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -217,7 +262,7 @@ def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
 
 

@@ -17,7 +17,7 @@ from deppy.catalog.model import Catalog
 from deppy.catalog.search_index import package_rows
 from deppy.errors import InputError
 from deppy.store.codec import encode_bundle, encode_others, encode_package, encode_problems
-from deppy.store.schema import CATALOG_TABLES, summaries, unknown_catalog
+from deppy.store.schema import CATALOG_TABLES, rollback, summaries, unknown_catalog
 from deppy.store.summary import StoredCatalog
 
 # (bundles encoded so far, bundles in all); called often enough to drive a progress bar.
@@ -116,7 +116,7 @@ def write(conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool)
         _insert(conn, prepared)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     return summary
 
@@ -205,7 +205,7 @@ def remove(conn: sqlite3.Connection, name: str) -> StoredCatalog:
         _delete_rows(conn, catalog_id)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     return found[0]
 
