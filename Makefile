@@ -8,7 +8,7 @@ UV := $(TOOLS)/bin/uv
 UV_VERSION := 0.13.9
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench lock install clean
+.PHONY: run test lint typecheck unit bench fuzz lock install clean
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -35,6 +35,9 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short one
+	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py -s -p no:randomly
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py

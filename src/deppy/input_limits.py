@@ -22,12 +22,14 @@ above — that pass stops at the first excess, so a hostile file costs no more t
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
 
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
 
 MAX_DEPTH: Final = 100
 """Nested lists/mappings in one document. Real catalogs reach 40 (a CRD schema inside a CSV
@@ -195,13 +197,28 @@ def check_yaml(data: bytes | str, *, first_only: bool = False) -> None:
             raise UnsafeInput(f"a document has more than {MAX_YAML_NODES} nodes (deppy's limit)")
 
 
+@contextmanager
+def _values_as_yaml_errors() -> Iterator[None]:
+    """A scalar PyYAML resolves but cannot build (an int of 5,000 digits, the 13th month) is a
+    YAML error of the document, not a crash."""
+    import yaml
+
+    try:
+        yield
+    except UnsafeInput:
+        raise
+    except (ValueError, OverflowError) as error:
+        raise yaml.YAMLError(f"a value cannot be read ({excerpt(str(error))})") from None
+
+
 def yaml_documents(data: bytes | str) -> list[Any]:
     """Every document of a YAML stream, within the limits; raises yaml.YAMLError or
     UnsafeInput. Mapping keys are strings."""
     import yaml
 
     check_yaml(data)
-    return list(yaml.load_all(data, Loader=_loader()))
+    with _values_as_yaml_errors():
+        return list(yaml.load_all(data, Loader=_loader()))
 
 
 def yaml_first_document(data: bytes | str) -> Any:
@@ -210,7 +227,8 @@ def yaml_first_document(data: bytes | str) -> Any:
     import yaml
 
     check_yaml(data, first_only=True)
-    return next(yaml.load_all(data, Loader=_loader()), None)
+    with _values_as_yaml_errors():
+        return next(yaml.load_all(data, Loader=_loader()), None)
 
 
 def yaml_value(data: bytes | str) -> Any:
@@ -218,7 +236,8 @@ def yaml_value(data: bytes | str) -> Any:
     import yaml
 
     check_yaml(data)
-    return yaml.load(data, Loader=_loader())
+    with _values_as_yaml_errors():
+        return yaml.load(data, Loader=_loader())
 
 
 # ---------------------------------------------------------------------------------------------
