@@ -292,3 +292,17 @@ def test_a_full_disk_is_named_and_reads_keep_working(small_disk: Path) -> None:
     assert listed.returncode == 0 and "apps" in listed.stdout and "infra" not in listed.stdout
     found = deppy("search", "webapp", home=home)
     assert found.returncode == 0 and "webapp" in found.stdout
+
+
+def test_trace_variables_are_listed_after_the_table(tmp_path: Path) -> None:
+    trace = tmp_path / "run.jsonl"
+    resolved = deppy(
+        "resolve", "--catalog", str(DATA / "apps"), "--catalog", str(DATA / "infra"),
+        "--require", "webapp", "--trace", str(trace), home=tmp_path,
+    )  # fmt: skip
+    assert resolved.returncode in (0, 1), resolved.stderr
+    shown = deppy("trace", str(trace), "--variables", home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "variables produced by" in shown.stdout
+    listed = [line.strip() for line in shown.stdout.splitlines() if line.startswith("  ")]
+    assert any(line.startswith("webapp") or "webapp" in line for line in listed), shown.stdout

@@ -13,8 +13,10 @@ word: "dis" does not find "redis".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from deppy.catalog.model import Bundle, Channel, Package
@@ -33,6 +35,10 @@ NAME, BUNDLE_NAME, DISPLAY, KEYWORD, API, ABOUT = (
     "API",
     "description",
 )
+
+
+FLOOR = {NAME: EXACT, BUNDLE_NAME: EXACT, DISPLAY: METADATA, KEYWORD: METADATA, API: METADATA}
+FLOOR[ABOUT] = DESCRIPTION  # the best tier each field can reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +106,17 @@ def package_rows(
         str(head.version) if head else "",
         package.default_channel if package else None,
     )
-    found: list[tuple[str, str, str, str | None]] = [(NAME, name, name, None)]
+    # ``shown`` is left empty where it is the text itself (most rows): less to store and read
+    found: list[tuple[str, str, str, str | None]] = [(NAME, name, "", None)]
     if card.display_name:
-        found.append((DISPLAY, card.display_name, card.display_name, None))
+        found.append((DISPLAY, card.display_name, "", None))
     keywords = meta.get("keywords")
     for keyword in keywords if isinstance(keywords, list) else ():
         if isinstance(keyword, str) and keyword:
-            found.append((KEYWORD, keyword, keyword, None))
+            found.append((KEYWORD, keyword, "", None))
     about = (package.description if package else "") or _text(meta, "description")
     if about:
-        found.append((ABOUT, about, about, None))
+        found.append((ABOUT, about, "", None))
     for bundle in sorted(bundles, key=lambda b: (b.version, b.name), reverse=True):
         found.append((BUNDLE_NAME, bundle.name, "", bundle.name))
         for gvk in bundle.provided_gvks:
@@ -135,16 +142,15 @@ def _grouped(
 
 
 def word_match(text: str, needle: str) -> bool:
-    """Whether ``needle`` (lower case) starts at the start of a word of ``text``."""
-    folded = text.lower()
-    base = text if len(folded) == len(text) else folded  # lower() may lengthen a character
-    at = folded.find(needle)
-    while at >= 0:
-        before = base[at - 1] if at else ""
-        if not before or not before.isalnum() or (before.islower() and base[at].isupper()):
-            return True
-        at = folded.find(needle, at + 1)
-    return False
+    """Whether ``needle`` (lower case) starts at the start of a word of ``text``: after a
+    character that is not a letter or digit, or where camelCase starts a word."""
+    return _word_start(needle).search(text) is not None
+
+
+@lru_cache(maxsize=64)
+def _word_start(needle: str) -> re.Pattern[str]:
+    boundary = r"(?:(?<![^\W_])|(?-i:(?<=[a-z])(?=[A-Z])))"
+    return re.compile(boundary + re.escape(needle), re.IGNORECASE)
 
 
 def row_tier(row: SearchRow, needle: str) -> int | None:

@@ -83,9 +83,15 @@ def trace_cmd(file: Path, variables: bool) -> None:
             str(node["received"]),
             str(node["emitted"]),
             _ms(node),
-            summary.produced_text(name, everything=variables),
+            summary.produced_text(name, everything=False),
         )
     console.print(table)
+    if variables:  # plain lines after the table: folding a cell of 100,000 ids took minutes
+        for node in result.get("nodes", []):
+            ids = summary.produced.get(node["name"]) or []
+            if ids:
+                click.echo(f"variables produced by {node['name']} ({len(ids)}):")
+                click.echo("\n".join(f"  {i}" for i in ids))
     for name, error in summary.errors():
         console.print(f"error from {name}: {error}")
     for line in summary.solver_outcome():

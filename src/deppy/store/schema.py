@@ -75,18 +75,13 @@ _TABLES = (
     ) WITHOUT ROWID""",
     "CREATE INDEX label_by_catalog ON label (catalog_id)",
     # deppy search: every text a package can be found by (deppy.catalog.search_index), folded
-    # to lower case, scanned with instr(); a package's card says what a hit shows of it.
-    """CREATE TABLE search_row (
-        catalog_id INTEGER NOT NULL,
-        package TEXT NOT NULL,
-        ordinal INTEGER NOT NULL,
-        field TEXT NOT NULL,
-        text TEXT NOT NULL,
-        folded TEXT NOT NULL,
-        shown TEXT NOT NULL,
-        bundles TEXT NOT NULL,
-        PRIMARY KEY (catalog_id, package, ordinal)
-    ) WITHOUT ROWID""",
+    # to lower case and indexed by trigrams, so a term of 3 characters or more finds its rows
+    # without a scan; a package's card says what a hit shows of it.
+    """CREATE VIRTUAL TABLE search_row USING fts5(
+        folded, catalog_id UNINDEXED, package UNINDEXED, ordinal UNINDEXED, field UNINDEXED,
+        text UNINDEXED, shown UNINDEXED, bundles UNINDEXED,
+        tokenize = 'trigram case_sensitive 1'
+    )""",
     """CREATE TABLE search_card (
         catalog_id INTEGER NOT NULL,
         package TEXT NOT NULL,

@@ -169,26 +169,29 @@ class Snapshot:
         """The search rows containing ``needle`` (lower case), and the cards of their packages:
         read from the rows the writer indexed, without decoding a bundle."""
         marks = ", ".join("?" * len(catalog_ids))
-        found = self._query(
-            "SELECT catalog_id, package, ordinal, field, text, shown, bundles FROM search_row "
-            f"WHERE catalog_id IN ({marks}) AND instr(folded, ?) > 0 "
-            "ORDER BY catalog_id, package, ordinal",
-            (*catalog_ids, needle),
-        )
+        columns = "catalog_id, package, ordinal, field, text, shown, bundles FROM search_row"
+        if len(needle) >= 3:  # the trigram index finds every row holding the needle
+            phrase = '"' + needle.replace('"', '""') + '"'
+            query = f"SELECT {columns} WHERE search_row MATCH ?"
+            found = self._query(query, (phrase,))
+        else:
+            found = self._query(f"SELECT {columns} WHERE instr(folded, ?) > 0", (needle,))
+        wanted = set(catalog_ids)
+        found = sorted((r for r in found if r[0] in wanted), key=lambda r: (r[0], r[1], r[2]))
         rows = [
             SearchRow(self._names[c], p, n, f, t, s, tuple(b.split("\n")) if b else ())
             for c, p, n, f, t, s, b in found
         ]
+        matched = {(r[0], r[1]) for r in found}
         cards: dict[tuple[str, str], PackageCard] = {}
-        for catalog_id, package in sorted({(r[0], r[1]) for r in found}):
-            card = self._query(
-                "SELECT display_name, latest, default_channel FROM search_card "
-                "WHERE catalog_id = ? AND package = ?",
-                (catalog_id, package),
-            )
-            name = self._names[catalog_id]
-            display, latest, default = card[0] if card else ("", "", None)
-            cards[(name, package)] = PackageCard(name, package, display, latest, default)
+        for catalog_id, package, display, latest, default in self._query(
+            "SELECT catalog_id, package, display_name, latest, default_channel FROM search_card "
+            f"WHERE catalog_id IN ({marks})",
+            catalog_ids,
+        ):
+            if (catalog_id, package) in matched:
+                name = self._names[catalog_id]
+                cards[(name, package)] = PackageCard(name, package, display, latest, default)
         return rows, cards
 
     def package_names(self, catalog_ids: Sequence[int]) -> list[str]:

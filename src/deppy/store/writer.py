@@ -37,7 +37,7 @@ class PreparedCatalog:
     bundles: list[tuple[str, str, str, bytes]]
     apis: list[tuple[str, str, str, str]]
     labels: list[tuple[str, str]]
-    search_rows: list[tuple[str, int, str, str, str, str, str]]
+    search_rows: list[tuple[str, str, int, str, str, str, str]]
     search_cards: list[tuple[str, str, str, str | None]]
 
 
@@ -159,7 +159,7 @@ def _insert(conn: sqlite3.Connection, prepared: PreparedCatalog) -> None:
         _with_id(catalog_id, prepared.labels),
     )
     conn.executemany(
-        "INSERT INTO search_row (catalog_id, package, ordinal, field, text, folded, shown, "
+        "INSERT INTO search_row (catalog_id, folded, package, ordinal, field, text, shown, "
         "bundles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         _with_id(catalog_id, prepared.search_rows),
     )
@@ -172,9 +172,9 @@ def _insert(conn: sqlite3.Connection, prepared: PreparedCatalog) -> None:
 
 def _search_index(
     catalog: Catalog,
-) -> tuple[list[tuple[str, int, str, str, str, str, str]], list[tuple[str, str, str, str | None]]]:
+) -> tuple[list[tuple[str, str, int, str, str, str, str]], list[tuple[str, str, str, str | None]]]:
     """The rows ``deppy search`` reads (deppy.catalog.search_index), for every package."""
-    rows: list[tuple[str, int, str, str, str, str, str]] = []
+    rows: list[tuple[str, str, int, str, str, str, str]] = []
     cards: list[tuple[str, str, str, str | None]] = []
     for name in sorted(catalog.packages):
         bundles = catalog.bundles_of(name)
@@ -185,7 +185,7 @@ def _search_index(
         )
         cards.append((name, card.display_name, card.latest, card.default_channel))
         rows.extend(
-            (name, r.ordinal, r.field, r.text, r.text.lower(), r.shown, "\n".join(r.bundles))
+            (r.text.lower(), name, r.ordinal, r.field, r.text, r.shown, "\n".join(r.bundles))
             for r in found
         )
     return rows, cards

@@ -21,6 +21,7 @@ from deppy.catalog.search_index import (
     ABOUT,
     BUNDLE_NAME,
     DESCRIPTION,
+    FLOOR,
     NAME,
     TIER_NAMES,
     PackageCard,
@@ -134,6 +135,8 @@ def _by_package(rows: Iterable[SearchRow]) -> dict[tuple[str, str], list[SearchR
 def _hit(needle: str, rows: list[SearchRow], card: PackageCard) -> SearchHit | None:
     best: tuple[int, SearchRow] | None = None
     for row in sorted(rows, key=lambda r: r.ordinal):
+        if best is not None and FLOOR[row.field] >= best[0]:
+            continue  # this row cannot do better than the best so far
         tier = row_tier(row, needle)
         if tier is not None and (best is None or tier < best[0]):
             best = (tier, row)
@@ -148,7 +151,7 @@ def _hit(needle: str, rows: list[SearchRow], card: PackageCard) -> SearchHit | N
             if r.field == BUNDLE_NAME and row_tier(r, needle) == tier
             for b in r.bundles
         )
-    shown = _excerpt(row.text, needle) if row.field == ABOUT else row.shown
+    shown = _excerpt(row.text, needle) if row.field == ABOUT else row.shown or row.text
     return SearchHit(
         package=card.package,
         catalog=card.catalog,
