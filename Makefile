@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 TOOLS := .venv-tools
 UV := $(TOOLS)/bin/uv
 UV_VERSION := 0.13.9
+RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
 
 .PHONY: run test lint typecheck unit bench fuzz lock install clean
@@ -14,13 +15,18 @@ $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet uv==$(UV_VERSION)
 
+# `make run` needs only what deppy itself uses; the tools of `make test` come on top of it.
+$(RUNTIME): pyproject.toml uv.lock | $(UV)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --inexact --python $(PYTHON) --quiet
+	touch $(RUNTIME)
+
 $(STAMP): pyproject.toml uv.lock | $(UV)
 	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --extra dev --python $(PYTHON) --quiet
-	touch $(STAMP)
+	touch $(RUNTIME) $(STAMP)
 
-install: $(STAMP)  ## .venv/bin/deppy, or `source .venv/bin/activate` to have `deppy` on PATH
+install: $(RUNTIME)  ## .venv/bin/deppy, or `source .venv/bin/activate` to have `deppy` on PATH
 
-run: $(STAMP)
+run: $(RUNTIME)
 	$(BIN)/deppy resolve -f src/deppy/data/request.yaml
 
 lint: $(STAMP)

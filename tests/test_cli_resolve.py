@@ -133,7 +133,9 @@ def test_unresolvable_json_has_an_explanation_without_solver_ids() -> None:
         c["kind"] == "missing" and "Mainframe (ibm.example.com/v1)" in c["text"]
         for c in explanation["causes"]
     )
-    assert "add a catalog offering API Mainframe (ibm.example.com/v1)" in explanation["suggestions"]
+    assert "add a catalog offering API Mainframe (ibm.example.com/v1)" in [
+        s["text"] for s in explanation["suggestions"]
+    ]
     assert "apps/legacy/" not in out
     # the solver's own constraints (which name variables) only with -v
     code, verbose, _ = run(*CATALOGS, "--require", "legacy", "-o", "json", "-v")

@@ -169,11 +169,11 @@ def test_eclipse_che_needs_devworkspace_operator(community: CatalogSet) -> None:
     assert "all need package devworkspace-operator >=0.11.0: no catalog" in text
     assert "7.42.0 needs package devworkspace-operator >=0.8.0: no catalog" in text
     suggestions = resolution.explanation.suggestions
-    assert "add a catalog that contains package devworkspace-operator (searched: community)" in (
-        suggestions
-    )
+    assert "add a catalog that contains package devworkspace-operator (searched: community)" in [
+        s.text for s in suggestions
+    ]
     # the suggested version works: the newest eclipse-che without the dependency
-    assert suggestions[0].startswith("eclipse-che 7.41.2 resolves")
+    assert suggestions[0].text.startswith("eclipse-che 7.41.2 resolves")
     assert picked(run(community, ["eclipse-che@7.41.2"])) == {"eclipse-che": "7.41.2"}
     # asked for without a range, eclipse-che falls back to that version
     assert picked(run(community, ["eclipse-che"])) == {"eclipse-che": "7.41.2"}
@@ -192,7 +192,7 @@ def test_kuadrant_pins_versions_the_catalog_lacks(community: CatalogSet, version
     assert f"no version of {dependency} is in range {pinned}; available: " in text
     assert pinned not in {str(b.version) for b in community.bundles_of(dependency)}
     suggestion = resolution.explanation.suggestions[0]
-    assert suggestion.startswith("kuadrant-operator 0.11.1 resolves")
+    assert suggestion.text.startswith("kuadrant-operator 0.11.1 resolves")
     works = run(community, ["kuadrant-operator@0.11.1"])
     assert picked(works)["dns-operator"] == "0.6.0"
 
@@ -212,7 +212,7 @@ def test_node_healthcheck_needs_an_api_nothing_provides(
     assert "add a catalog offering API PoisonPillRemediation (poison-pill.medik8s.io/v1alpha1)" in (
         text
     )
-    assert resolution.explanation.suggestions[0].startswith(
+    assert resolution.explanation.suggestions[0].text.startswith(
         "node-healthcheck-operator 0.10.0 resolves"
     )
     assert picked(run(community, ["node-healthcheck-operator@0.10.0"])) == {

@@ -802,5 +802,5 @@ def test_explanation_suggests_an_alternative_that_resolves(make: MakeCatalog) ->
     resolution = run(catalog, ["app@2.0.0"])
     assert resolution.explanation is not None
     suggestion = resolution.explanation.suggestions[0]
-    assert suggestion.startswith("app 1.0.0 resolves")
+    assert suggestion.text.startswith("app 1.0.0 resolves")
     assert picked(run(catalog, ["app@1.0.0"])) == {"app": "1.0.0"}

@@ -1,7 +1,7 @@
 """Explanations as data, rendered by reporters (as pubgrub-rs separates its derivation tree from
 its reporter): domains fill ``Explanation``; front doors pick a renderer."""
 
-from deppy.explain.model import Cause, Explanation
+from deppy.explain.model import Cause, Explanation, Suggestion
 from deppy.explain.render import (
     explanation_as_dict,
     explanation_as_html,
@@ -11,6 +11,7 @@ from deppy.explain.render import (
 __all__ = [
     "Cause",
     "Explanation",
+    "Suggestion",
     "explanation_as_dict",
     "explanation_as_html",
     "explanation_as_text",

@@ -16,6 +16,20 @@ class Cause:
 
 
 @dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A way out: a change to the request, as data, and the same change in words.
+
+    ``change`` is the domain's description of the edit as JSON values (``{"kind": ...}``), so a
+    program (a web page's button, a controller) can apply it; the domain re-resolves the changed
+    request before showing a suggestion, except for advice no request change can express (such
+    as adding a catalog deppy does not have), which says so in its ``kind``.
+    """
+
+    text: str
+    change: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Explanation:
     """Why no answer exists.
 
@@ -29,6 +43,6 @@ class Explanation:
     summary: str
     roots: tuple[str, ...]
     causes: tuple[Cause, ...]
-    suggestions: tuple[str, ...]
+    suggestions: tuple[Suggestion, ...]
     constraints: tuple[str, ...] = ()
     also: tuple[Cause, ...] = ()

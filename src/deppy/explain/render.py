@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from deppy.explain.model import Explanation
+from deppy.explain.model import Cause, Explanation
 
 
 def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> str:
@@ -25,7 +25,7 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
     if explanation.suggestions:
         lines.append("")
         lines.append("What would make it work:")
-        lines += [f"  - {suggestion}" for suggestion in explanation.suggestions]
+        lines += [f"  - {suggestion.text}" for suggestion in explanation.suggestions]
     if verbose and explanation.constraints:
         lines.append("")
         lines.append("Solver constraints in the minimal conflict:")
@@ -33,19 +33,20 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
     return "\n".join(lines)
 
 
+def _cause_as_dict(cause: Cause) -> dict[str, Any]:
+    return {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
+
+
 def explanation_as_dict(explanation: Explanation) -> dict[str, Any]:
     return {
         "summary": explanation.summary,
         "roots": list(explanation.roots),
-        "causes": [
-            {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
-            for cause in explanation.causes
+        "causes": [_cause_as_dict(cause) for cause in explanation.causes],
+        "also": [_cause_as_dict(cause) for cause in explanation.also],
+        "suggestions": [
+            {"text": suggestion.text, "change": suggestion.change}
+            for suggestion in explanation.suggestions
         ],
-        "also": [
-            {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
-            for cause in explanation.also
-        ],
-        "suggestions": list(explanation.suggestions),
         "constraints": list(explanation.constraints),
     }
 
@@ -57,7 +58,7 @@ def explanation_as_html(explanation: Explanation) -> str:
         ("Requested", list(explanation.roots)),
         ("Why it cannot be done", [cause.text for cause in explanation.causes]),
         ("Also in the way once that is fixed", [cause.text for cause in explanation.also]),
-        ("What would make it work", list(explanation.suggestions)),
+        ("What would make it work", [s.text for s in explanation.suggestions]),
     ):
         if items:
             parts.append(f"<h3>{escape(title)}</h3>\n<ul>")

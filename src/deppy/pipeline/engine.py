@@ -135,7 +135,7 @@ class Pipeline:
         seq = events.next_seq
         reports = [NodeReport(s.name, s.type, s.kind) for s in self.steps]
         result = PipelineResult(self.id, execution_id, dict(zip(self._names, reports, strict=True)))
-        run = Run(context, deadline, execution_id)
+        run = Run(context, deadline, execution_id, self)
         sent: list[Any] = [None] * self._edges  # the data events, one slot per edge
         merged: dict[tuple[str, ...], Batch[Any]] = {}
         clock = time.perf_counter
@@ -152,7 +152,7 @@ class Pipeline:
                 break
             if checkpoint and name in self.boundary:
                 assert sink is not None
-                run = Run(sink.checkpoint(context), deadline, execution_id)
+                run = Run(sink.checkpoint(context), deadline, execution_id, self)
                 checkpoint = False
             report.state = ACTIVE
             report.started = clock() - start
@@ -211,7 +211,7 @@ class Pipeline:
         """``run`` without a sink: the same events and answers, with nothing spent on timings
         or on reports until someone reads them."""
         execution_id = meta["execution"]
-        run = Run(context, deadline, execution_id)
+        run = Run(context, deadline, execution_id, self)
         sent: list[Any] = [None] * self._edges
         merged: dict[tuple[str, ...], Batch[Any]] = {}
         received: list[int] = []

@@ -12,18 +12,29 @@ from typing import Any, Protocol
 
 from deppy.errors import InputError
 from deppy.pipeline.events import Batch
-from deppy.pipeline.states import NodeKind
+from deppy.pipeline.states import NodeKind, PipelineResult
+
+
+class Runner(Protocol):
+    """A pipeline as its nodes see it: something that runs again on another context."""
+
+    def run(self, context: Any, *, deadline: float | None = None) -> PipelineResult: ...
 
 
 class Run:
-    """What every node of one execution sees: the domain's context and the deadline."""
+    """What every node of one execution sees: the domain's context, the deadline, and the
+    pipeline itself — a node may ask the same pipeline another question (a domain checks its
+    suggestions by resolving the changed request with the pipeline the user ran)."""
 
-    __slots__ = ("context", "deadline", "execution_id")
+    __slots__ = ("context", "deadline", "execution_id", "pipeline")
 
-    def __init__(self, context: Any, deadline: float | None, execution_id: str) -> None:
+    def __init__(
+        self, context: Any, deadline: float | None, execution_id: str, pipeline: Runner
+    ) -> None:
         self.context = context
         self.deadline = deadline  # a time.monotonic() instant
         self.execution_id = execution_id
+        self.pipeline = pipeline
 
 
 class Producer(Protocol):

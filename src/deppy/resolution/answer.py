@@ -9,10 +9,9 @@ from typing import Any
 from deppy.catalog.model import Bundle
 from deppy.explain import Explanation, explanation_as_dict
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import Needs
 from deppy.resolution.installed import upgrade_path
 from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
-from deppy.resolution.variables import OLMVariable, bundle_id
+from deppy.resolution.variables import Needs, OLMVariable, bundle_id
 
 
 @dataclass(frozen=True, slots=True)

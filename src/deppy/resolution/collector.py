@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from deppy.errors import InputError
+from deppy.pipeline.states import PipelineResult
 from deppy.resolution.answer import Resolution, assemble
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.explanation import explain
-from deppy.resolution.facts import Needs
 from deppy.resolution.request import RequiredPackage
-from deppy.resolution.variables import OLMVariable, bundle_id
-from deppy.solver import AppliedConstraint
+from deppy.resolution.suggestions import Resolve
+from deppy.resolution.variables import Needs, OLMVariable, bundle_id
+from deppy.solver import AppliedConstraint, SolveTimeout
 
 
 def resolution_of_selection(
@@ -61,7 +63,25 @@ def resolution_of_core(
     core: Sequence[AppliedConstraint],
     variables: Sequence[OLMVariable],
     context: ResolutionContext,
+    resolve: Resolve | None = None,
 ) -> Resolution:
-    """``variables`` must include every variable the core cites (their facts explain it)."""
-    explanation = explain(core, {v.id: v for v in variables}, context)
+    """``variables`` must include every variable the core cites (their facts explain it);
+    ``resolve`` checks the suggestions (without it the explanation suggests nothing)."""
+    explanation = explain(core, {v.id: v for v in variables}, context, resolve)
     return Resolution(context.request, None, explanation, tuple(context.warnings))
+
+
+def resolution_of(result: PipelineResult) -> Resolution:
+    """The first output collector's answer; a failure raised as the node raised it."""
+    if result.error is not None:
+        raise result.error
+    if result.expired:
+        raise SolveTimeout()
+    for output in result.outputs.values():
+        if isinstance(output, Resolution):
+            return output
+    raise InputError(
+        f"pipeline {result.pipeline_id}",
+        "no node produced a resolution",
+        "end the pipeline with an output-collector",
+    )

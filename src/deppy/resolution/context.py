@@ -1,12 +1,112 @@
-"""What every resolution node can see: the catalogs, the request and shared caches."""
+"""What every resolution node sees: the catalogs, the request, the candidate order, warnings.
+
+The candidate order is the solver's preference (DESIGN.md, "OLM semantics"): earlier is
+preferred. The preferred catalog (a dependent's own), then catalog priority; within a catalog by
+package, then the requested channel, else the package's default channel, then the other channels
+by name; within a channel from the head down (highest version first); deprecated bundles last of
+all (a bundle offered only through deprecated channels counts as deprecated).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.resolution.ordering import CandidateOrder
+from deppy.catalog.model import Bundle
 from deppy.resolution.request import ResolutionRequest
+
+_NO_CHANNEL = 1 << 30
+
+
+class CandidateOrder:
+    """Sorts bundles by preference; caches each package's channel membership per catalog."""
+
+    def __init__(self, catalogs: BundleSource) -> None:
+        self.catalogs = catalogs
+        # (catalog, package) -> bundle name -> channel names containing it (default first)
+        self._membership: dict[tuple[str, str], dict[str, list[str]]] = {}
+        # (catalog, package) -> channel name -> position (default channel 0, then by name)
+        self._positions: dict[tuple[str, str], dict[str, int]] = {}
+
+    def channels_containing(self, bundle: Bundle) -> list[str]:
+        """Channels offering the bundle: the default channel first, the others by name, and
+        deprecated channels after all others."""
+        return self._members(bundle.catalog, bundle.package).get(bundle.name, [])
+
+    def in_channel(self, bundle: Bundle, channel: str) -> bool:
+        return channel in self.channels_containing(bundle)
+
+    def preferred_channel(self, bundle: Bundle, requested: str | None = None) -> str | None:
+        channels = self.channels_containing(bundle)
+        if requested is not None and requested in channels:
+            return requested
+        return channels[0] if channels else None
+
+    def _members(self, catalog: str, package: str) -> dict[str, list[str]]:
+        key = (catalog, package)
+        found = self._membership.get(key)
+        if found is None:
+            found = {}
+            meta = self.catalogs.package(catalog, package)
+            default = meta.default_channel if meta else None
+            channels = self.catalogs.channels(catalog, package)
+            deprecated = self.catalogs.channel_deprecated
+            channels.sort(
+                key=lambda c: (
+                    deprecated(catalog, package, c.name) is not None,
+                    c.name != default,
+                    c.name,
+                )
+            )
+            for channel in channels:
+                for entry in channel.entries:
+                    found.setdefault(entry.name, []).append(channel.name)
+            self._membership[key] = found
+            self._positions[key] = {c.name: n for n, c in enumerate(channels)}
+        return found
+
+    def deprecated(self, bundle: Bundle) -> bool:
+        """Deprecated itself, by its package, or offered only through deprecated channels."""
+        if self.catalogs.is_deprecated(bundle):
+            return True
+        channels = self.channels_containing(bundle)  # deprecated channels come last
+        return bool(channels) and (
+            self.catalogs.channel_deprecated(bundle.catalog, bundle.package, channels[0])
+            is not None
+        )
+
+    def _channel_rank(self, bundle: Bundle, requested: str | None) -> int:
+        channels = self.channels_containing(bundle)
+        if not channels:
+            return _NO_CHANNEL
+        if requested is not None and requested in channels:
+            return -1
+        # channels_containing filled the cache; membership lists the best channel first
+        return self._positions[(bundle.catalog, bundle.package)][channels[0]]
+
+    def sort(
+        self,
+        bundles: Iterable[Bundle],
+        *,
+        prefer_catalog: str | None = None,
+        channel: str | None = None,
+    ) -> list[Bundle]:
+        """Candidates from most to least preferred, each once."""
+        unique = list(dict.fromkeys(bundles))
+        unique.sort(key=lambda b: b.name)
+        unique.sort(key=lambda b: b.version, reverse=True)
+        rank = self.catalogs.rank
+        unique.sort(
+            key=lambda b: (
+                self.deprecated(b),
+                b.catalog != prefer_catalog,
+                rank(b.catalog),
+                b.package,
+                self._channel_rank(b, channel),
+            )
+        )
+        return unique
 
 
 @dataclass
@@ -15,12 +115,15 @@ class ResolutionContext:
     request: ResolutionRequest
     order: CandidateOrder
     warnings: list[str] = field(default_factory=list)
+    suggest: bool = True  # False in the resolutions that check a suggestion
 
     @classmethod
-    def create(cls, catalogs: BundleSource, request: ResolutionRequest) -> ResolutionContext:
+    def create(
+        cls, catalogs: BundleSource, request: ResolutionRequest, *, suggest: bool = True
+    ) -> ResolutionContext:
         if request.sources:
             catalogs = catalogs.restricted(request.sources)
-        return cls(catalogs, request, CandidateOrder(catalogs))
+        return cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest)
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

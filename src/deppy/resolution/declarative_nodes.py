@@ -38,22 +38,23 @@ from deppy.catalog.semver import VersionRange
 from deppy.errors import InputError, excerpt
 from deppy.pipeline.events import Batch
 from deppy.pipeline.library import NodeConfig, Run
-from deppy.resolution.context import ResolutionContext
+from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.dependencies import needs_of
-from deppy.resolution.facts import (
+from deppy.resolution.nodes import RequiredPackageProducer
+from deppy.resolution.request import PropertyRestriction, RequiredPackage
+from deppy.resolution.request_parsing import parse_range, required_from_parts
+from deppy.resolution.variables import (
     ClusterPolicy,
     Excluded,
     Fact,
     Needs,
+    OLMVariable,
     OnePerAPI,
     OnePerPackage,
     Requested,
+    bundle_id,
+    make,
 )
-from deppy.resolution.nodes import RequiredPackageProducer
-from deppy.resolution.ordering import CandidateOrder
-from deppy.resolution.request import PropertyRestriction, RequiredPackage
-from deppy.resolution.request_parsing import parse_range, required_from_parts
-from deppy.resolution.variables import OLMVariable, bundle_id, make
 from deppy.solver import AtMost, Conflict, Constraint, Dependency, Mandatory, Prohibited
 
 SELECTOR_FIELDS = ("package", "versions", "bundle", "catalog", "channel", "label", "property")

@@ -13,7 +13,7 @@ from deppy.catalog.model import GVK, Bundle, PackageRequirement
 from deppy.catalog.semver import VersionRange
 from deppy.errors import InputError
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import Needs
+from deppy.resolution.variables import Needs
 
 
 def needs_of(bundle: Bundle, context: ResolutionContext) -> list[Needs]:

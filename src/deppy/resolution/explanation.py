@@ -12,19 +12,29 @@ from collections.abc import Sequence
 from deppy.catalog.model import Bundle
 from deppy.explain import Cause, Explanation
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import (
+from deppy.resolution.request import InstalledBundle, RequiredPackage
+from deppy.resolution.suggestions import (
+    Advice,
+    DropEntry,
+    ReplaceRequirement,
+    RequestChange,
+    Resolve,
+    SetCluster,
+    checked,
+)
+from deppy.resolution.variables import (
     ClusterIncompatible,
     ClusterPolicy,
     Excluded,
     Fact,
     KeptInstalled,
     Needs,
+    OLMVariable,
     OnePerAPI,
     OnePerPackage,
     Requested,
+    bundle_id,
 )
-from deppy.resolution.request import InstalledBundle, RequiredPackage
-from deppy.resolution.variables import OLMVariable, bundle_id
 from deppy.solver import AppliedConstraint
 
 
@@ -32,7 +42,10 @@ def explain(
     core: Sequence[AppliedConstraint],
     variables: dict[str, OLMVariable],
     context: ResolutionContext,
+    resolve: Resolve | None = None,
 ) -> Explanation:
+    """The core in OLM words; with ``resolve``, the suggestions that ``resolve`` shows to work
+    (without it, none: a suggestion is only shown once seen to work)."""
     facts: list[Fact] = []
     for applied in core:
         owner = variables.get(applied.variable.id)
@@ -42,7 +55,6 @@ def explain(
     roots = [f"{_root(f)}" for f in facts if isinstance(f, Requested | KeptInstalled)]
     causes = _causes(facts, context)
     also = _also_blocking(facts, variables)
-    suggestions = _suggestions(facts + also, context)
     summary = (
         "Cannot resolve: " + "; ".join(roots) + " cannot be satisfied together"
         if len(roots) > 1
@@ -50,14 +62,17 @@ def explain(
         if roots
         else "Cannot resolve the request"
     )
-    return Explanation(
+    explanation = Explanation(
         summary=summary,
         roots=tuple(roots),
         causes=tuple(causes),
-        suggestions=tuple(dict.fromkeys(suggestions)),
+        suggestions=(),
         constraints=tuple(applied.text for applied in core),
         also=tuple(_causes(also, context)),
     )
+    if resolve is None:
+        return explanation
+    return checked(explanation, _changes(facts + also, context), context.request, resolve)
 
 
 def _also_blocking(facts: Sequence[Fact], variables: dict[str, OLMVariable]) -> list[Fact]:
@@ -221,57 +236,89 @@ def _cause(
     return None  # pragma: no cover - every fact kind is handled above
 
 
-def _suggestions(facts: Sequence[Fact], context: ResolutionContext) -> list[str]:
-    suggestions: list[str] = []
+def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestChange]:
+    """The ways out each fact of the conflict proposes, as request changes (checked later)."""
+    request = context.request
+    changes: list[RequestChange] = []
+    one_of: dict[str, str] = {}  # package -> "install only one of a, b: " for API clashes
     for fact in facts:
         if isinstance(fact, Needs) and not fact.candidates and fact.package:
-            package = fact.package
-            available = sorted({b.version for b in context.catalogs.bundles_of(package)})
-            if not available:
-                suggestions.append(
-                    f"add a catalog that contains package {package} "
-                    f"(searched: {', '.join(context.catalogs.names())})"
-                )
-            elif isinstance(fact.dependent, RequiredPackage):
-                low, high = available[0], available[-1]
-                suggestions.append(
-                    f"ask for a version that exists, e.g. '{package}@>={low} <{high.major + 1}.0.0'"
-                    f" (available: {_versions_text(available)})"
-                )
-                if fact.dependent.channel:
-                    channels = sorted(
-                        {
-                            c
-                            for b in context.catalogs.bundles_of(package)
-                            for c in context.order.channels_containing(b)
-                        }
-                    )
-                    suggestions.append(f"channels of {package}: {', '.join(channels)}")
-            else:
-                suggestions.append(
-                    f"add a catalog offering {fact.need} (catalogs here have {package} "
-                    f"{_versions_text(available)})"
-                )
+            changes += _missing_package(fact, fact.package, context)
         elif isinstance(fact, Needs) and not fact.candidates:
-            suggestions.append(f"add a catalog offering {fact.need}")
+            need = fact.need
+            changes.append(Advice("add-catalog", f"add a catalog offering {need}", need=need))
         elif isinstance(fact, ClusterIncompatible):
-            suggestions.append(_cluster_suggestion(fact, facts))
-        elif isinstance(fact, Excluded):
-            suggestions.append(f"lift the restriction {fact.restriction.describe()}")
+            changes.append(_cluster_change(fact, facts))
+        elif isinstance(fact, Excluded) and fact.restriction in request.exclude:
+            changes.append(DropEntry("exclude", request.exclude.index(fact.restriction)))
+        elif isinstance(fact, Excluded):  # a restriction the pipeline file imposes
+            text = f"lift the restriction {fact.restriction.describe()} (in the pipeline file)"
+            changes.append(Advice("edit-pipeline", text))
         elif isinstance(fact, OnePerAPI):
-            suggestions.append(
-                f"install only one of {', '.join(sorted({b.package for b in fact.bundles}))}"
-            )
+            packages = sorted({b.package for b in fact.bundles})
+            one_of.update((p, f"install only one of {', '.join(packages)}: ") for p in packages)
     for fact in facts:
-        if isinstance(fact, Requested):
-            suggestions.append(f"drop the requirement {fact.requirement.describe()}")
-        elif isinstance(fact, KeptInstalled):
-            suggestions.append(f"uninstall {fact.installed.describe()} first")
-    return suggestions
+        if isinstance(fact, Requested) and fact.requirement in request.required:
+            why = one_of.get(fact.requirement.package, "")
+            changes.append(DropEntry("required", _index(request.required, fact.requirement), why))
+        elif isinstance(fact, KeptInstalled) and fact.installed in request.installed:
+            changes.append(DropEntry("installed", _index(request.installed, fact.installed)))
+    return list(dict.fromkeys(changes))
 
 
-def _cluster_suggestion(fact: ClusterIncompatible, facts: Sequence[Fact]) -> str:
-    """The bundle of the package that the most clusters could run, and on which clusters."""
+def _index(items: Sequence[object], item: object) -> int:
+    """The position of ``item`` itself (equal requirements may be listed twice)."""
+    return next((n for n, x in enumerate(items) if x is item), items.index(item))
+
+
+def _missing_package(fact: Needs, package: str, context: ResolutionContext) -> list[RequestChange]:
+    available = sorted({b.version for b in context.catalogs.bundles_of(package)})
+    if not available:
+        searched = ", ".join(context.catalogs.names())
+        advice = f"add a catalog that contains package {package} (searched: {searched})"
+        return [Advice("add-catalog", advice, need=fact.need, package=package)]
+    dependent = fact.dependent
+    if not isinstance(dependent, RequiredPackage):
+        advice = (
+            f"add a catalog offering {fact.need} (catalogs here have {package} "
+            f"{_versions_text(available)})"
+        )
+        return [Advice("add-catalog", advice, need=fact.need, package=package)]
+    request = context.request
+    index = _index(request.required, dependent) if dependent in request.required else None
+    if index is None:
+        return []
+    low, high = available[0], available[-1]
+    changes: list[RequestChange] = [
+        ReplaceRequirement(
+            index,
+            f"{package}@>={low} <{high.major + 1}.0.0"
+            + (f",channel={dependent.channel}" if dependent.channel else ""),
+            f"ask for a version that exists (available: {_versions_text(available)}): ",
+        )
+    ]
+    if dependent.channel:
+        channels = sorted(
+            {
+                c
+                for b in context.catalogs.bundles_of(package)
+                for c in context.order.channels_containing(b)
+            }
+        )
+        range_part = f"@{dependent.versions_text}" if dependent.versions_text else ""
+        changes += [
+            ReplaceRequirement(
+                index, f"{package}{range_part},channel={c}", f"switch to channel {c}: "
+            )
+            for c in channels
+            if c != dependent.channel
+        ]
+    return changes
+
+
+def _cluster_change(fact: ClusterIncompatible, facts: Sequence[Fact]) -> SetCluster:
+    """The cluster version on which the bundle of the package most clusters could run would
+    install, said as the old suggestion said it."""
     same = [
         f
         for f in facts
@@ -281,14 +328,19 @@ def _cluster_suggestion(fact: ClusterIncompatible, facts: Sequence[Fact]) -> str
     ]
     if fact.category == "openshift":
         best = max(same, key=lambda f: (f.bundle.max_openshift_version, f.bundle.version))
-        return (
+        limit = best.bundle.max_openshift_version
+        return SetCluster(
+            limit,
+            None,
             f"{best.bundle.package} {best.bundle.version} would install on OpenShift "
-            f"{_limit(best)} or older"
+            f"{_limit(best)} or older",
         )
     best = min(same, key=lambda f: (f.bundle.min_kube_version, f.bundle.version))
-    return (
+    return SetCluster(
+        None,
+        best.bundle.min_kube_version,
         f"{best.bundle.package} {best.bundle.version} would install on Kubernetes "
-        f"{_limit(best)} or newer"
+        f"{_limit(best)} or newer",
     )
 
 

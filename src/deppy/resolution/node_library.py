@@ -20,7 +20,11 @@ from deppy.pipeline.library import Node, NodeConfig, NodeLibrary, NodeType, Run
 from deppy.pipeline.solver_node import SolverNode
 from deppy.pipeline.states import NodeKind
 from deppy.resolution.answer import Resolution
-from deppy.resolution.collector import resolution_of_core, resolution_of_selection
+from deppy.resolution.collector import (
+    resolution_of,
+    resolution_of_core,
+    resolution_of_selection,
+)
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.declarative_nodes import FilterProcessor, StaticVariableProducer
 from deppy.resolution.nodes import (
@@ -30,8 +34,10 @@ from deppy.resolution.nodes import (
     RequiredPackageProducer,
     RuntimeConstraints,
 )
+from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.trace_codec import OLMDecoder, OLMEncoder
 from deppy.resolution.variables import OLMVariable
+from deppy.solver import SolveTimeout
 
 DOMAIN_NAME = "olm"
 
@@ -61,19 +67,27 @@ class _Process:
 class OutputCollector:
     """Turns the solver's selection, or its minimal core, into a ``Resolution``.
 
-    An unresolvable answer also gets the relaxed requests known to resolve: those resolutions
-    ask the catalogs through this node's context, so a trace records their answers too.
+    An unresolvable answer suggests only changes of the request seen to resolve: each changed
+    request runs through this same pipeline (the one the user ran, ``--pipeline`` included),
+    asking the catalogs through this node's context, so a trace records those answers too and
+    a replay gives the same suggestions. Those inner runs suggest nothing themselves.
     """
 
     def consume(self, run: Run, batch: Batch[Any]) -> Resolution:
         context: ResolutionContext = run.context
         if batch.core is None:
             return resolution_of_selection(batch.variables, context)
-        # resolver imports this module for the default pipeline, hence the late import
-        from deppy.resolution.resolver import with_alternatives
+        if not context.suggest:
+            return resolution_of_core(batch.core, batch.variables, context)
 
-        resolution = resolution_of_core(batch.core, batch.variables, context)
-        return with_alternatives(resolution, context.catalogs, context.request, run.deadline)
+        def resolve(request: ResolutionRequest) -> Resolution | None:
+            inner = ResolutionContext.create(context.catalogs, request, suggest=False)
+            try:
+                return resolution_of(run.pipeline.run(inner, deadline=run.deadline))
+            except SolveTimeout:
+                return None
+
+        return resolution_of_core(batch.core, batch.variables, context, resolve)
 
 
 def _plain(make: Callable[[], Node]) -> Callable[[NodeConfig], Node]:

@@ -13,20 +13,22 @@ from collections.abc import Iterable, Sequence
 from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.dependencies import needs_of, package_absent
-from deppy.resolution.facts import (
+from deppy.resolution.installed import locate_installed, upgrade_candidates
+from deppy.resolution.request import RequiredPackage
+from deppy.resolution.variables import (
     ClusterIncompatible,
     ClusterPolicy,
     Excluded,
     Fact,
     KeptInstalled,
     Needs,
+    OLMVariable,
     OnePerAPI,
     OnePerPackage,
     Requested,
+    bundle_id,
+    make,
 )
-from deppy.resolution.installed import locate_installed, upgrade_candidates
-from deppy.resolution.request import RequiredPackage
-from deppy.resolution.variables import OLMVariable, bundle_id, make
 from deppy.solver import AtMost, Conflict, Constraint, Dependency, Mandatory
 
 

@@ -30,9 +30,7 @@ from deppy.catalog.properties import BUNDLE_OBJECT, CSV_METADATA
 from deppy.catalog.semver import Version, VersionError, VersionRange
 from deppy.pipeline.constraint_codec import decode_constraint, encode_constraint
 from deppy.pipeline.events import Batch
-from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import Fact, Needs, OnePerAPI, OnePerPackage
-from deppy.resolution.ordering import CandidateOrder
+from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.replay_source import CallKey, RecordingSource, ReplayedSource
 from deppy.resolution.request import (
     ClusterFacts,
@@ -41,7 +39,7 @@ from deppy.resolution.request import (
     RequiredPackage,
     ResolutionRequest,
 )
-from deppy.resolution.variables import OLMVariable, bundle_id
+from deppy.resolution.variables import Fact, Needs, OLMVariable, OnePerAPI, OnePerPackage, bundle_id
 from deppy.solver import AppliedConstraint, Variable
 
 _HEAVY_PROPERTIES = frozenset({BUNDLE_OBJECT, CSV_METADATA})

@@ -21,14 +21,12 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
 from deppy.catalog.semver import VersionRange
 from deppy.explain import Explanation, explanation_as_dict
-from deppy.resolution.context import ResolutionContext
+from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.explanation import explain
-from deppy.resolution.facts import ClusterIncompatible, Excluded, Fact, Needs
 from deppy.resolution.nodes import RuntimeConstraints
-from deppy.resolution.ordering import CandidateOrder
 from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
 from deppy.resolution.resolver import generate_variables
-from deppy.resolution.variables import bundle_id
+from deppy.resolution.variables import ClusterIncompatible, Excluded, Fact, Needs, bundle_id
 from deppy.solver import NotSatisfiable, solve
 
 __all__ = ["BundleCheck", "CatalogCheck", "Checker", "check_catalog", "require_exactly"]

@@ -17,10 +17,10 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.upgrade_edges import forward_targets, upgrade_graph
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.facts import ClusterIncompatible
 from deppy.resolution.installed import locate_installed
 from deppy.resolution.nodes import RuntimeConstraints
 from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
+from deppy.resolution.variables import ClusterIncompatible
 
 __all__ = ["ChannelUpdates", "UpgradeReport", "cluster_refusals", "upgrade_reports"]
 

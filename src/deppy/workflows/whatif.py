@@ -251,7 +251,7 @@ def whatif_as_text(report: WhatIf) -> str:
         lines += [f"  - {reason}" for reason in change.why]
         if change.explanation is not None and change.explanation.suggestions:
             lines.append("  what would make it work:")
-            lines += [f"  - {text}" for text in change.explanation.suggestions]
+            lines += [f"  - {s.text}" for s in change.explanation.suggestions]
     explained = any(c.explanation is not None for c in report.changes)
     if report.after.explanation is not None and not explained:
         lines += ["", "At the next version the request as a whole cannot be resolved:", ""]

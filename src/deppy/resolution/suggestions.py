@@ -1,0 +1,237 @@
+"""Suggestions as data: changes to a request, checked by resolving the changed request.
+
+An explanation proposes ways out (``explanation.py`` picks them from the facts of the minimal
+conflict); each is a :class:`RequestChange` that knows how to apply itself to a request, how to
+say itself in words and how to write itself as JSON (``{"kind": ...}``), so a web page can turn
+it into a button. Before an answer is shown, :func:`checked` applies each change, resolves the
+changed request with the same pipeline and keeps only the changes that resolve — a suggestion
+deppy prints is one it has seen work. Advice that no request change can express (add a catalog
+deppy does not have) is kept as advice: its kind says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from deppy.catalog.semver import Version
+from deppy.errors import DeppyError
+from deppy.explain import Explanation, Suggestion
+from deppy.resolution.answer import Resolution
+from deppy.resolution.request import RequiredPackage, ResolutionRequest
+from deppy.resolution.request_parsing import parse_require
+
+Resolve = Callable[[ResolutionRequest], Resolution | None]
+"""Resolves a changed request with the pipeline the user ran; None when out of time."""
+
+
+def _requirement_fields(requirement: RequiredPackage) -> dict[str, Any]:
+    """A requirement in the mapping form of request files (``required: {name, ...}``)."""
+    fields: dict[str, Any] = {"name": requirement.package}
+    if requirement.versions_text:
+        fields["versionRange"] = requirement.versions_text
+    if requirement.channel:
+        fields["channel"] = requirement.channel
+    if requirement.catalog:
+        fields["catalog"] = requirement.catalog
+    return fields
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceRequirement:
+    """Ask for other versions or another channel of a required package: ``spec`` is the
+    ``--require`` SPEC the user can paste, parsed by the same parser."""
+
+    index: int
+    spec: str
+    why: str = ""
+
+    def requirement(self) -> RequiredPackage:
+        return parse_require(self.spec)
+
+    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
+        required = list(request.required)
+        required[self.index] = self.requirement()
+        return replace(request, required=tuple(required))
+
+    def text(self, request: ResolutionRequest) -> str:
+        old = request.required[self.index].describe()
+        return f"{self.why}require '{self.spec}' instead of '{old}'"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "replace-requirement",
+            "index": self.index,
+            "spec": self.spec,
+            "requirement": _requirement_fields(self.requirement()),
+        }
+
+
+_DROPS = {
+    # request field -> (kind, words before the entry, words after it)
+    "required": ("drop-requirement", "drop the requirement ", ""),
+    "installed": ("drop-installed", "uninstall ", " first"),
+    "exclude": ("lift-exclusion", "lift the restriction ", ""),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DropEntry:
+    """Remove one entry of the request: a requirement, an installed bundle (uninstall it first,
+    so it no longer constrains the answer), or an exclusion. ``field`` names the request's list."""
+
+    field: str  # "required" | "installed" | "exclude"
+    index: int
+    why: str = ""
+
+    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
+        entries: tuple[Any, ...] = getattr(request, self.field)
+        kept: dict[str, Any] = {self.field: entries[: self.index] + entries[self.index + 1 :]}
+        return replace(request, **kept)
+
+    def text(self, request: ResolutionRequest) -> str:
+        _, before, after = _DROPS[self.field]
+        entry = getattr(request, self.field)[self.index]
+        return f"{self.why}{before}{entry.describe()}{after}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": _DROPS[self.field][0], "index": self.index}
+
+
+@dataclass(frozen=True, slots=True)
+class SetCluster:
+    """Resolve for another cluster version: what the bundles named in ``why`` support."""
+
+    openshift_version: Version | None
+    kube_version: Version | None
+    why: str
+
+    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
+        cluster = replace(
+            request.cluster,
+            **{
+                key: value
+                for key, value in (
+                    ("openshift_version", self.openshift_version),
+                    ("kube_version", self.kube_version),
+                )
+                if value is not None
+            },
+        )
+        return replace(request, cluster=cluster)
+
+    def text(self, request: ResolutionRequest) -> str:
+        return self.why
+
+    def as_dict(self) -> dict[str, Any]:
+        ocp, kube = self.openshift_version, self.kube_version
+        return {
+            "kind": "set-cluster",
+            "openshiftVersion": None if ocp is None else f"{ocp.major}.{ocp.minor}",
+            "kubernetesVersion": None if kube is None else str(kube),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """What no change of the request can express, so deppy cannot try it: add a catalog it
+    does not have (``kind`` "add-catalog", ``need`` what to offer), lift a restriction that a
+    pipeline file imposes ("edit-pipeline")."""
+
+    kind: str
+    advice: str
+    need: str | None = None
+    package: str | None = None
+
+    def apply(self, request: ResolutionRequest) -> ResolutionRequest | None:
+        return None  # not a change of the request: nothing to try
+
+    def text(self, request: ResolutionRequest) -> str:
+        return self.advice
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind}
+        if self.need is not None:
+            data["need"] = self.need
+        if self.package is not None:
+            data["package"] = self.package
+        return data
+
+
+RequestChange = ReplaceRequirement | DropEntry | SetCluster | Advice
+
+
+def suggestion(change: RequestChange, request: ResolutionRequest) -> Suggestion:
+    return Suggestion(change.text(request), change.as_dict())
+
+
+def checked(
+    explanation: Explanation,
+    changes: Sequence[RequestChange],
+    request: ResolutionRequest,
+    resolve: Resolve,
+) -> Explanation:
+    """The explanation with the changes that resolve as its suggestions: first, for each
+    requirement at the root of the failure, the version a resolution picks once the requirement
+    is relaxed (to its range without channel/catalog, then to any version); then every proposed
+    change that resolves, in order. A change that leaves the request as it was, cannot be
+    applied, or does not resolve is not shown; advice is kept."""
+    shown: list[RequestChange] = [*_relaxed_alternatives(explanation, request, resolve)]
+    for change in changes:
+        if change in shown:
+            continue
+        try:
+            changed = change.apply(request)
+        except DeppyError:
+            continue  # e.g. a version the range grammar cannot express
+        if changed is None:
+            shown.append(change)  # advice: nothing deppy can try
+            continue
+        if changed == request:
+            continue
+        outcome = resolve(changed)
+        if outcome is None:
+            break  # out of time: show what was checked
+        if outcome.resolved:
+            shown.append(change)
+    suggestions = tuple(dict.fromkeys(suggestion(c, request) for c in shown))
+    return replace(explanation, suggestions=suggestions)
+
+
+def _relaxed_alternatives(
+    explanation: Explanation, request: ResolutionRequest, resolve: Resolve
+) -> list[RequestChange]:
+    found: list[RequestChange] = []
+    for n, requirement in enumerate(request.required):
+        if f"required package {requirement.describe()}" not in explanation.roots:
+            continue
+        package = requirement.package
+        tries = [
+            RequiredPackage(package, requirement.versions, requirement.versions_text),
+            RequiredPackage(package),
+        ]
+        for relaxed in tries:
+            if relaxed.describe() == requirement.describe():
+                continue
+            required = list(request.required)
+            required[n] = relaxed
+            outcome = resolve(replace(request, required=tuple(required)))
+            if outcome is None:
+                return found
+            chosen = [s for s in outcome.selection or () if s.package == package]
+            if chosen:
+                item = chosen[0]
+                why = (
+                    f"{package} {item.version} resolves (channel {item.channel}, "
+                    f"catalog {item.catalog}): "
+                )
+                change = ReplaceRequirement(n, f"{package}@{item.version}", why)
+                try:
+                    same = change.requirement().describe() == requirement.describe()
+                except DeppyError:
+                    same = True  # not expressible as a SPEC: not a suggestion to paste
+                if not same:
+                    found.append(change)
+                break
+    return found
