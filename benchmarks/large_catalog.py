@@ -13,7 +13,6 @@ import argparse
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,9 +39,8 @@ def report(name: str, samples: list[tuple[float, float, int]]) -> None:
     times = [s[0] for s in samples]
     rss = max(s[1] for s in samples)
     codes = sorted({s[2] for s in samples})
-    print(
-        f"{name:<28} median {statistics.median(times):7.2f} s   peak RSS {rss:7.0f} MB   exit {codes}"
-    )
+    median = statistics.median(times)
+    print(f"{name:<28} median {median:7.2f} s   peak RSS {rss:7.0f} MB   exit {codes}")
 
 
 def main() -> None:

@@ -247,15 +247,15 @@ def test_timeout_must_be_finite_and_positive(value: str, tmp_path: Path) -> None
     assert result.returncode == 2 and "finite, positive number of seconds" in result.stderr
 
 
-def test_the_deadline_covers_loading(tmp_path: Path) -> None:
-    problem = tmp_path / "big.json"
-    variables = ",".join(
-        f'{{"id": "v{i}", "constraints": [{{"type": "dependency", "ids": ["v{i + 1}"]}}]}}'
-        for i in range(300_000)
-    )
-    problem.write_text(f"[{variables}]")
-    result = deppy("solve", "--timeout", "0.3", str(problem), home=tmp_path)
-    refused(result, "--timeout 0.3", "did not finish in time")
+def test_the_deadline_interrupts_work_outside_the_solver() -> None:
+    """Loading and encoding run outside the solver's own deadline checks: the watchdog of
+    --timeout interrupts any Python work (here a loop that would never end)."""
+    from deppy.cli.deadline import whole_command
+
+    expected = r"--timeout 0\.2: the command did not finish in time"
+    with pytest.raises(InputError, match=expected), whole_command(0.2):
+        while True:
+            pass
 
 
 # -- 6. a full disk: said so, and reads keep working -------------------------------------------
