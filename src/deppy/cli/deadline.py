@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import _thread
 import math
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -69,9 +70,12 @@ class Deadline:
 def whole_command(timeout: float | None) -> Iterator[Deadline]:
     """Run the body under ``timeout``; past it, raise the time-out InputError."""
     deadline = Deadline(timeout)
-    if timeout is None or timeout >= threading.TIMEOUT_MAX:
-        yield deadline
+    main = threading.current_thread() is threading.main_thread()
+    if timeout is None or timeout >= threading.TIMEOUT_MAX or not main:
+        yield deadline  # (off the main thread only the solver's own deadline checks apply)
         return
+    # The interrupt must arrive as KeyboardInterrupt whatever handler another library set.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     lock = threading.Lock()
     finished = False
@@ -99,3 +103,4 @@ def whole_command(timeout: float | None) -> Iterator[Deadline]:
         if deadline.expired:  # the interrupt may still be on its way: let it land here
             with suppress(KeyboardInterrupt):
                 time.sleep(0.05)
+        signal.signal(signal.SIGINT, previous)
