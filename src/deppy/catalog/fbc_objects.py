@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ class ObjectReader:
         self.catalog = catalog
         self.report = report
         self.file_dir = root
-        self.strings: dict[str, str] = {}  # one copy of each text of the CSV metadata
+        self.shared: dict[Any, Any] = {}  # one copy of each part of the CSV metadata
 
     def package(self, obj: Mapping[str, Any], source: str) -> Package:
         description = obj.get("description")
@@ -158,7 +159,7 @@ class ObjectReader:
                 )
             value = raw.get("value")
             if raw["type"] == CSV_METADATA:
-                share_strings(value, self.strings)
+                share_values(value, self.shared)
             props.append(Property(raw["type"], value))
         facts = interpret(props, self.find_csv)
         for warning in facts.warnings:
@@ -253,25 +254,31 @@ class ObjectReader:
         return found
 
 
-def share_strings(value: Any, pool: dict[str, str]) -> None:
-    """Make equal strings of a parsed JSON value one object, in place. The CSV metadata of a
-    package's bundles repeats the same descriptions, examples and CRD texts version after
-    version: sharing them takes a 10x community catalog from 1.6 GB to under 1 GB in memory."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if type(item) is dict:
-            for key, child in item.items():
-                if type(child) is str:
-                    item[key] = pool.setdefault(child, child)
-                elif type(child) is dict or type(child) is list:
-                    stack.append(child)
-        elif type(item) is list:
-            for n, child in enumerate(item):
-                if type(child) is str:
-                    item[n] = pool.setdefault(child, child)
-                elif type(child) is dict or type(child) is list:
-                    stack.append(child)
+def share_values(metadata: Any, pool: dict[Any, Any]) -> None:
+    """Make equal parts of a CSV metadata value one object, in place: its fields, and the
+    fields of its mappings (annotations, CRD lists, descriptions...). A package's bundles repeat
+    them version after version; sharing them takes a 10x community catalog from 1.6 GB to
+    0.85 GB in memory. Equal means equal JSON (by a 128-bit digest); parsed values are never
+    changed afterwards."""
+    if type(metadata) is not dict:
+        return
+    for key, value in metadata.items():
+        if type(value) is dict:
+            for inner, item in value.items():
+                value[inner] = _shared(item, pool)
+        metadata[key] = _shared(value, pool)
+
+
+def _shared(value: Any, pool: dict[Any, Any]) -> Any:
+    if type(value) is str:
+        return pool.setdefault(value, value)
+    if type(value) is dict or type(value) is list:
+        try:
+            digest = hashlib.blake2b(orjson.dumps(value), digest_size=16).digest()
+            return pool.setdefault(digest, value)
+        except TypeError:  # not plain JSON (a YAML timestamp): kept as it is
+            return value
+    return value
 
 
 def _deprecation(package: str, entry: Any) -> Deprecation:
