@@ -9,7 +9,7 @@ UV_VERSION := 0.13.9
 RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench fuzz lock install clean
+.PHONY: run test lint typecheck unit bench fuzz lock install clean proto
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -47,6 +47,10 @@ fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short o
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py
+
+proto: $(STAMP)  ## regenerate deppy/cluster/registry_pb2*.py from registry.proto (grpcio-tools)
+	cd src && ../$(BIN)/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. \
+		--grpc_python_out=. deppy/cluster/registry.proto
 
 lock: $(UV)  ## after changing dependencies in pyproject.toml
 	$(UV) lock

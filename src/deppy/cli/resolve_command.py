@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -12,7 +13,13 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import dump, render
 from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
-from deppy.cli.workflow_options import cluster_facts, output_option, stderr
+from deppy.cli.workflow_options import (
+    cluster_facts,
+    cluster_input_options,
+    output_option,
+    read_cluster_option,
+    stderr,
+)
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -41,6 +48,8 @@ Examples:
   deppy resolve --catalog ./catalog=community --require 'etcd@>=0.9.0,channel=alpha'
   deppy resolve --catalog ./catalog --installed etcd@0.9.2,channel=alpha --require etcd
   deppy resolve -f request.yaml -o json
+  deppy resolve --kubeconfig ~/.kube/config --require cert-manager
+  deppy resolve --cluster cluster.yaml --dry-run-next
 """
 
 
@@ -100,6 +109,7 @@ Examples:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Run this pipeline file instead of the default one (deppy/data/pipelines/default.yaml).",
 )
+@cluster_input_options
 @click.option(
     "--dry-run-next",
     "dry_run_next",
@@ -125,6 +135,10 @@ def resolve_cmd(
     verbose: bool,
     trace: Path | None,
     pipeline_file: Path | None,
+    cluster_path: Path | None,
+    kubeconfig: str | None,
+    kube_context: str | None,
+    cluster_namespace: str | None,
     dry_run_next: str | None,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
@@ -148,13 +162,31 @@ def resolve_cmd(
             sources=request.sources + sources,
             exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
         )
-        if not request.required and not request.installed:
-            raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
+        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+        if state is None and not request.required and not request.installed:
+            raise click.UsageError(
+                "nothing to resolve: give --require/--installed, -f FILE or a cluster "
+                "(--cluster/--kubeconfig)"
+            )
         pipeline = check_pipeline(pipeline_file)
-        catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=output != "table"))
+        report = stderr(quiet=output != "table")
+        notes: tuple[str, ...] = ()
+        if state is None:
+            catalog_set = load_catalogs(catalog_specs, report=report)
+        else:
+            from deppy.workflows.cluster_input import cluster_input
+
+            found = cluster_input(state, catalog_specs, namespace=cluster_namespace, report=report)
+            catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
+            if not request.required and not request.installed:
+                raise click.UsageError(
+                    f"nothing to resolve: {state.where} has no installed operator; give --require"
+                )
         if dry_run_next is not None:
             from deppy.workflows.whatif import parse_next
 
+            for note in notes:
+                click.echo(f"deppy: warning: {note}", err=True)
             raise SystemExit(
                 dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
             )
@@ -166,6 +198,10 @@ def resolve_cmd(
         except SolveTimeout:
             raise deadline.error() from None
         elapsed = time.perf_counter() - started
+        if notes:
+            resolution = replace(
+                resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))
+            )
         for warning in resolution.warnings:
             click.echo(f"deppy: warning: {warning}", err=True)
         render(resolution, output, verbose=verbose)

@@ -24,7 +24,7 @@ from typing import Any
 
 from deppy.catalog.semver import Version, VersionError, VersionRange
 from deppy.errors import InputError, excerpt
-from deppy.input_limits import load_yaml_file
+from deppy.input_limits import load_yaml_file, parse_yaml
 from deppy.resolution.request import (
     ClusterFacts,
     InstalledBundle,
@@ -115,17 +115,28 @@ def required_from_parts(
     within_text: str | None = None,
     where: str,
     text: str = "",
+    fields: tuple[str, str, str] | None = None,
 ) -> RequiredPackage:
+    """``fields`` names where the range, ``within`` and each ignored version were written
+    (field paths of a document); by default they are phrases after ``where`` (a CLI SPEC)."""
+    range_at, within_at, ignore_at = fields or (
+        f"{where}: version range",
+        f"{where}: within",
+        f"{where}: ignore",
+    )
     versions_text = (versions_text or "").strip()
     if versions_text in ("", "latest", "*"):
         versions, shown = VersionRange.any(), ""
     else:
-        versions, shown = parse_range(versions_text, f"{where}: version range"), versions_text
+        versions, shown = parse_range(versions_text, range_at), versions_text
     if within_text:
-        narrowed, narrowed_text = within(within_text, f"{where}: within")
+        narrowed, narrowed_text = within(within_text, within_at)
         versions = versions.intersection(narrowed)
         shown = f"{shown} {narrowed_text}".strip()
-    ignored = tuple(parse_version(v, f"{where}: ignore", tolerant=True) for v in ignore or ())
+    ignored = tuple(
+        parse_version(v, f"{ignore_at}[{n}]" if fields else ignore_at, tolerant=True)
+        for n, v in enumerate(ignore or ())
+    )
     return RequiredPackage(
         package, versions, shown, channel or None, catalog or None, ignored, text or package
     )
@@ -191,15 +202,35 @@ _CALL = re.compile(r"^\s*(required|installed)\s*\((.*)\)\s*$")
 def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[CatalogSpec]]:
     """An ActiveResolution document (seed deppy-phase-0.md) and the catalogs it names."""
     where = str(path)
-    data = load_yaml_file(path)
+    return request_from_document(load_yaml_file(path), where, Path(path).parent)
+
+
+def read_yaml(text: str | bytes, where: str) -> Any:
+    """One YAML (or JSON) document within deppy's input limits; an error is one line naming
+    ``where``."""
+    return parse_yaml(text, where)
+
+
+def _at(where: str, path: str) -> str:
+    """A field path inside the document ``where`` came from ("" when the caller names it)."""
+    return f"{where}: {path}" if where else path
+
+
+def request_from_document(
+    data: Any, where: str = "", base: Path | None = None
+) -> tuple[ResolutionRequest, list[CatalogSpec]]:
+    """The request and catalogs of a parsed ActiveResolution (a file's content, an HTTP body).
+
+    Errors name the field (``spec.constraints[2].required.versionRange``), after ``where`` and a
+    colon when ``where`` is given; relative catalog paths are taken from ``base``.
+    """
     if not isinstance(data, Mapping) or not isinstance(data.get("spec"), Mapping):
-        raise InputError(where, "expected an ActiveResolution with a 'spec' mapping")
+        raise InputError(where or "spec", "expected an ActiveResolution with a 'spec' mapping")
     spec = data["spec"]
-    base = Path(path).parent
     required: list[RequiredPackage] = []
     installed: list[InstalledBundle] = []
     for n, item in enumerate(_list(spec, "constraints", where)):
-        here = f"{where}: spec.constraints[{n}]"
+        here = _at(where, f"spec.constraints[{n}]")
         kind, body = _constraint(item, here)
         if kind == "required":
             required.append(_required(body, f"{here}.required"))
@@ -207,22 +238,22 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
             installed.append(_installed(body, f"{here}.installed"))
     sources = tuple(str(s) for s in _list(spec, "sources", where))
     catalogs = [
-        _catalog_entry(c, base, f"{where}: spec.catalogs[{n}]")
+        _catalog_entry(c, base or Path("."), _at(where, f"spec.catalogs[{n}]"))
         for n, c in enumerate(_list(spec, "catalogs", where))
     ]
     cluster_raw = spec.get("cluster") or {}
     if not isinstance(cluster_raw, Mapping):
-        raise InputError(f"{where}: spec.cluster", "expected a mapping")
+        raise InputError(_at(where, "spec.cluster"), "expected a mapping")
     cluster = ClusterFacts(
         _optional_version(
-            cluster_raw.get("openshiftVersion"), f"{where}: spec.cluster.openshiftVersion"
+            cluster_raw.get("openshiftVersion"), _at(where, "spec.cluster.openshiftVersion")
         ),
         _optional_version(
-            cluster_raw.get("kubernetesVersion"), f"{where}: spec.cluster.kubernetesVersion"
+            cluster_raw.get("kubernetesVersion"), _at(where, "spec.cluster.kubernetesVersion")
         ),
     )
     exclude = tuple(
-        _exclude_entry(e, f"{where}: spec.exclude[{n}]")
+        _exclude_entry(e, _at(where, f"spec.exclude[{n}]"))
         for n, e in enumerate(_list(spec, "exclude", where))
     )
     request = ResolutionRequest(tuple(required), tuple(installed), cluster, sources, exclude)
@@ -232,7 +263,7 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
 def _list(spec: Mapping[str, Any], key: str, where: str) -> list[Any]:
     value = spec.get(key) or []
     if not isinstance(value, list):
-        raise InputError(f"{where}: spec.{key}", "expected a list")
+        raise InputError(_at(where, f"spec.{key}"), "expected a list")
     return value
 
 
@@ -308,6 +339,7 @@ def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
         ignore=[str(v) for v in ignore],
         within_text=_text(body.get("within")),
         where=where,
+        fields=(f"{where}.versionRange", f"{where}.within", f"{where}.ignoreVersions"),
     )
 
 

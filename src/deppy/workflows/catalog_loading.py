@@ -35,16 +35,20 @@ def embedded_request_path() -> Path:
 Report = Callable[[str], None]
 
 
-def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> BundleSource:
+def load_catalogs(
+    specs: list[CatalogSpec], *, report: Report | None = None, store: Path | None = None
+) -> BundleSource:
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid.
 
-    With no spec, the stored catalogs (``deppy catalog add``) with their priorities; only when
-    the store is empty, the embedded example catalog — and ``report`` hears that too.
+    A spec's path may be a URL (``grpc://HOST:PORT``, ``http(s)://…/api/v1/all``), read live.
+    With no spec, the stored catalogs (``deppy catalog add``; the store in ``store``, default
+    ``$DEPPY_HOME`` or the user's) with their priorities; only when the store is empty, the
+    embedded example catalog — and ``report`` hears that too.
     """
     if not specs:
         from deppy.store import Store
 
-        stored = Store().source()
+        stored = Store(store).source()
         if stored is not None:
             return stored
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
@@ -58,11 +62,22 @@ def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> 
 
     catalogs: list[Catalog] = []
     for spec in specs:
-        catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
+        if _is_url(spec.path):
+            from deppy.cluster.remote import load_url_catalog
+
+            name = spec.name or spec.path.split("://", 1)[1].split("/", 1)[0]
+            catalog = load_url_catalog(spec.path, name=name, priority=spec.priority)
+        else:
+            catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
         if report is not None:
             report_problems(catalog, report)
         catalogs.append(catalog)
     return CatalogSet(catalogs)
+
+
+def _is_url(path: str) -> bool:
+    # grpc://HOST:PORT or http(s)://…/api/v1/all (deppy.cluster.remote), checked without it
+    return path.lower().startswith(("grpc://", "http://", "https://"))
 
 
 def report_problems(catalog: Catalog, report: Report) -> None:
