@@ -262,3 +262,46 @@ def test_cel_rules(rule: str) -> None:
         program.evaluate(properties_of(_Bundle()))
 
     checked("CEL rule", run, CelEvaluationError)
+
+
+# -- the service's and the cluster's inputs (HTTP bodies, export files, property annotations) ---
+
+
+@given(
+    mutated(REQUEST_SEEDS + HOSTILE),
+    st.sampled_from(["application/json", "application/yaml", "", "text/plain"]),
+)
+def test_http_request_bodies(data: bytes, content_type: str) -> None:
+    from deppy.service.bodies import parse_request
+    from deppy.service.problems import Problem
+
+    def run() -> None:
+        try:
+            parse_request(data, content_type, ["apps"])
+        except Problem as problem:
+            assert "\n" not in str(problem.args[0] if problem.args else "")
+
+    checked("HTTP body", run)
+
+
+EXPORT_SEEDS = [
+    b"apiVersion: v1\nkind: List\nitems:\n- apiVersion: operators.coreos.com/v1alpha1\n"
+    b"  kind: Subscription\n  metadata: {name: etcd, namespace: ops}\n"
+    b"  spec: {name: etcd, channel: alpha, source: community}\n",
+    b'{"apiVersion": "v1", "kind": "List", "items": []}',
+]
+
+
+@given(mutated(EXPORT_SEEDS + HOSTILE), st.sampled_from(["state.yaml", "state.json"]))
+def test_cluster_export_files(data: bytes, name: str) -> None:
+    from deppy.cluster.export import read_cluster_files
+
+    with in_file(data, name) as path:
+        checked("cluster file", lambda: read_cluster_files(path))
+
+
+@given(mutated([b'{"properties": [{"type": "olm.package", "value": {"packageName": "p"}}]}']))
+def test_property_annotations(data: bytes) -> None:
+    from deppy.cluster.projection import parse_annotation
+
+    checked("properties annotation", lambda: parse_annotation(data), ValueError)
