@@ -306,3 +306,18 @@ def test_trace_variables_are_listed_after_the_table(tmp_path: Path) -> None:
     assert "variables produced by" in shown.stdout
     listed = [line.strip() for line in shown.stdout.splitlines() if line.startswith("  ")]
     assert any(line.startswith("webapp") or "webapp" in line for line in listed), shown.stdout
+
+
+def test_names_with_control_characters_are_invalid_objects(tmp_path: Path) -> None:
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(
+        "schema: olm.package\nname: p\ndefaultChannel: s\n---\n"
+        'schema: olm.package\nname: "q\\e[31m"\n---\n'
+        "schema: olm.channel\npackage: p\nname: s\nentries: [{name: p.v1}]\n---\n"
+        "schema: olm.bundle\npackage: p\nname: p.v1\nproperties:\n"
+        "- {type: olm.package, value: {packageName: p, version: 1.0.0}}\n"
+    )
+    loaded = load_catalog(catalog)
+    assert sorted(loaded.packages) == ["p"]
+    (problem,) = [p for p in loaded.problems if "control" in p.why]
+    assert "\x1b" not in str(problem) and "\\x1b" in str(problem)

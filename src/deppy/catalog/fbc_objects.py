@@ -67,13 +67,22 @@ def opt_text(obj: Mapping[str, Any], key: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValueError(f"field {excerpt(key)} must be a string, not {excerpt(value)}")
-    return value
+    return _printable(key, value)
+
+
+def _printable(key: str, value: str) -> str:
+    """Names and versions are printed to terminals: control characters have no place there."""
+    if value.isprintable():
+        return value
+    raise ValueError(
+        f"field {excerpt(key)} holds control or unprintable characters: {excerpt(value)}"
+    )
 
 
 def req_text(obj: Mapping[str, Any], key: str, fix: str) -> str:
     value = obj.get(key)
     if isinstance(value, str) and value:
-        return value
+        return _printable(key, value)
     shown = "is missing" if value in (None, "") else f"must be a string, not {excerpt(value)}"
     raise ValueError(f"field {excerpt(key)} {shown}; {fix}")
 
@@ -84,7 +93,7 @@ def text_list(obj: Mapping[str, Any], key: str) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"field {excerpt(key)} must be a list of strings, not {excerpt(value)}")
-    return tuple(value)
+    return tuple(_printable(key, v) for v in value)
 
 
 class ObjectReader:
