@@ -321,3 +321,13 @@ def test_names_with_control_characters_are_invalid_objects(tmp_path: Path) -> No
     assert sorted(loaded.packages) == ["p"]
     (problem,) = [p for p in loaded.problems if "control" in p.why]
     assert "\x1b" not in str(problem) and "\\x1b" in str(problem)
+
+
+def test_a_deep_cluster_export_file_is_an_input_error(tmp_path: Path) -> None:
+    """Found by the fuzz suite: the export reader's JSON path let the guard's refusal escape."""
+    from deppy.cluster.export import read_cluster_files
+
+    path = tmp_path / "state.json"
+    path.write_text("[" * 200 + "]" * 200)
+    with pytest.raises(InputError, match="nested more than"):
+        read_cluster_files(path)

@@ -221,6 +221,8 @@ def _documents(path: Path) -> Iterator[tuple[Any, str]]:
             return
         except orjson.JSONDecodeError:
             pass  # JSON lines or YAML flow style: read as YAML below
+        except UnsafeInput as error:
+            raise InputError(str(path), str(error), "deppy refuses such input") from None
     try:
         docs = yaml_documents(data)
     except (yaml.YAMLError, UnsafeInput) as error:
