@@ -305,3 +305,37 @@ def test_property_annotations(data: bytes) -> None:
     from deppy.cluster.projection import parse_annotation
 
     checked("properties annotation", lambda: parse_annotation(data), ValueError)
+
+
+@pytest.fixture(scope="module")
+def trace_seed(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A real trace: the CLI test catalogs, resolved with --trace."""
+    from click.testing import CliRunner
+
+    from deppy.cli.main import cli, register_commands
+
+    register_commands()
+    path = tmp_path_factory.mktemp("trace") / "run.jsonl"
+    apps, infra = TESTS / "olm" / "cli" / "apps", TESTS / "olm" / "cli" / "infra"
+    args = ["resolve", "--catalog", str(apps), "--catalog", str(infra), "--require", "webapp"]
+    CliRunner().invoke(cli, [*args, "--trace", str(path)])
+    return path.read_bytes()
+
+
+@given(st.data(), st.sampled_from(["trace", "replay"]))
+def test_trace_files(trace_seed: bytes, data: st.DataObject, command: str) -> None:
+    from click.testing import CliRunner
+
+    from deppy.cli.main import cli
+
+    raw = data.draw(mutated([trace_seed]))
+    with in_file(raw, "run.jsonl") as path:
+
+        def run() -> None:
+            result = CliRunner().invoke(cli, [command, str(path)])
+            if result.exception is not None and not isinstance(result.exception, SystemExit):
+                raise result.exception
+            if result.exit_code == 2:
+                assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+        checked("trace file", run)
