@@ -2,8 +2,8 @@
 
 Usage: python benchmarks/large_catalog.py CATALOG_DIR [--runs N]
 
-Build a 10x community catalog first (issue 11): copy community-operators-prod-v4.18 ten times
-under new package names (c0-…c9-) into a directory outside the repository. Each command runs
+Build a 10x community catalog first, outside the repository (issue 11):
+``python benchmarks/build_large_catalog.py /tmp/deppy-10x/catalog``. Each command runs
 in a child process with its own DEPPY_HOME; peak RSS is the child's ru_maxrss.
 """
 
