@@ -22,6 +22,7 @@ from deppy.errors import InputError
 from deppy.store.summary import StoredCatalog
 
 SCHEMA_VERSION = 2  # 2: search_row and search_card
+MIGRATABLE = (1,)  # older versions this deppy upgrades in place (store/migration.py)
 # A writer may hold the lock for a few seconds (a full community index); waiting readers and
 # writers give up only after this many seconds.
 BUSY_TIMEOUT = 60.0
@@ -91,6 +92,8 @@ _TABLES = (
         PRIMARY KEY (catalog_id, package)
     ) WITHOUT ROWID""",
 )
+
+SEARCH_TABLES = _TABLES[-2:]  # what version 2 added
 
 # Tables holding one catalog's rows, in the order a removal deletes them.
 CATALOG_TABLES = ("search_row", "search_card", "label", "provided_api", "bundle", "package")
@@ -172,7 +175,7 @@ def _connect(target: str, *, uri: bool) -> sqlite3.Connection:
 
 def _check_version(conn: sqlite3.Connection, path: Path) -> int:
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version not in (0, SCHEMA_VERSION):
+    if version not in (0, SCHEMA_VERSION, *MIGRATABLE):
         newer = version > SCHEMA_VERSION
         raise StoreError(
             str(path),
@@ -180,7 +183,7 @@ def _check_version(conn: sqlite3.Connection, path: Path) -> int:
             f"{SCHEMA_VERSION}",
             "use the deppy that wrote it"
             if newer
-            else "remove the file and add the catalogs again (deppy catalog add NAME PATH)",
+            else "move the file away and add the catalogs again (deppy catalog add NAME PATH)",
         )
     return version
 
@@ -215,6 +218,10 @@ def _reader(path: Path, mode: str) -> sqlite3.Connection | None:
         conn.close()
         raise
     return conn
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def open_for_writing(path: Path) -> sqlite3.Connection:

@@ -93,7 +93,7 @@ def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatal
         bundles,
         sorted(apis),
         sorted(labels),
-        *_search_index(catalog),
+        *search_index(catalog),
     )
 
 
@@ -158,19 +158,28 @@ def _insert(conn: sqlite3.Connection, prepared: PreparedCatalog) -> None:
         "INSERT INTO label (catalog_id, label, package) VALUES (?, ?, ?)",
         _with_id(catalog_id, prepared.labels),
     )
+    insert_search_index(conn, catalog_id, prepared.search_rows, prepared.search_cards)
+
+
+def insert_search_index(
+    conn: sqlite3.Connection,
+    catalog_id: int,
+    rows: Iterable[tuple[object, ...]],
+    cards: Iterable[tuple[object, ...]],
+) -> None:
     conn.executemany(
         "INSERT INTO search_row (catalog_id, folded, package, ordinal, field, text, shown, "
         "bundles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        _with_id(catalog_id, prepared.search_rows),
+        _with_id(catalog_id, rows),
     )
     conn.executemany(
         "INSERT INTO search_card (catalog_id, package, display_name, latest, default_channel) "
         "VALUES (?, ?, ?, ?, ?)",
-        _with_id(catalog_id, prepared.search_cards),
+        _with_id(catalog_id, cards),
     )
 
 
-def _search_index(
+def search_index(
     catalog: Catalog,
 ) -> tuple[list[tuple[str, str, int, str, str, str, str]], list[tuple[str, str, str, str | None]]]:
     """The rows ``deppy search`` reads (deppy.catalog.search_index), for every package."""
