@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from typing import Any
 
 import click
 
-from deppy.errors import DeppyError
+from deppy.errors import DeppyError, excerpt
 
 EXIT_UNRESOLVABLE = 1
 EXIT_INPUT_ERROR = 2
@@ -25,6 +26,19 @@ class DeppyGroup(click.Group):
     importing every command module on each run would make every command pay for the imports of
     all the others, and start-up time is most of a quick command's time.
     """
+
+    def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
+        """Refuse arguments that are not UTF-8 text (the shell passed raw bytes): they would
+        reach answers and files as lone surrogates that no encoder accepts."""
+        given = list(args) if args is not None else sys.argv[1:]
+        for number, arg in enumerate(given, 1):
+            if isinstance(arg, str) and not _is_text(arg):
+                click.echo(
+                    f"deppy: error: argument {number} {excerpt(arg)} is not valid UTF-8; pass text",
+                    err=True,
+                )
+                sys.exit(EXIT_INPUT_ERROR)
+        return super().main(args, *rest, **options)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -62,6 +76,14 @@ class CommandGroup(click.Group):
 
 
 DeppyGroup.group_class = CommandGroup
+
+
+def _is_text(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @click.group(cls=DeppyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -11,6 +11,7 @@ import click
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import dump, render
+from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import (
     cluster_facts,
@@ -19,7 +20,6 @@ from deppy.cli.workflow_options import (
     read_cluster_option,
     stderr,
 )
-from deppy.errors import InputError
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -95,12 +95,7 @@ Examples:
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
 )
 @output_option("table", "json", "yaml", "html")
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Give up after this many seconds.",
-)
+@timeout_option("Give up after this many seconds (loading and output included).")
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
 @click.option(
     "--trace",
@@ -150,70 +145,69 @@ def resolve_cmd(
 
     Exit 0 resolved, 1 unresolvable (with an explanation), 2 bad input.
     """
-    catalog_specs = [parse_catalog(spec) for spec in catalogs]
-    request = ResolutionRequest()
-    if request_file is not None:
-        request, from_file = load_request_file(request_file)
-        catalog_specs = catalog_specs or from_file
-    given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
-    request = ResolutionRequest(
-        required=request.required + tuple(parse_require(s) for s in required),
-        installed=request.installed + tuple(parse_installed(s) for s in installed),
-        cluster=ClusterFacts(
-            given.openshift_version or cluster.openshift_version,
-            given.kube_version or cluster.kube_version,
-        ),
-        sources=request.sources + sources,
-        exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
-    )
-    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
-    if state is None and not request.required and not request.installed:
-        raise click.UsageError(
-            "nothing to resolve: give --require/--installed, -f FILE or a cluster "
-            "(--cluster/--kubeconfig)"
+    with whole_command(timeout) as deadline:
+        catalog_specs = [parse_catalog(spec) for spec in catalogs]
+        request = ResolutionRequest()
+        if request_file is not None:
+            request, from_file = load_request_file(request_file)
+            catalog_specs = catalog_specs or from_file
+        given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
+        request = ResolutionRequest(
+            required=request.required + tuple(parse_require(s) for s in required),
+            installed=request.installed + tuple(parse_installed(s) for s in installed),
+            cluster=ClusterFacts(
+                given.openshift_version or cluster.openshift_version,
+                given.kube_version or cluster.kube_version,
+            ),
+            sources=request.sources + sources,
+            exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
         )
-    pipeline = check_pipeline(pipeline_file)
-    report = stderr(quiet=output != "table")
-    notes: tuple[str, ...] = ()
-    if state is None:
-        catalog_set = load_catalogs(catalog_specs, report=report)
-    else:
-        from deppy.workflows.cluster_input import cluster_input
-
-        found = cluster_input(state, catalog_specs, namespace=cluster_namespace, report=report)
-        catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
-        if not request.required and not request.installed:
+        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+        if state is None and not request.required and not request.installed:
             raise click.UsageError(
-                f"nothing to resolve: {state.where} has no installed operator; give --require"
+                "nothing to resolve: give --require/--installed, -f FILE or a cluster "
+                "(--cluster/--kubeconfig)"
             )
-    if dry_run_next is not None:
-        from deppy.workflows.whatif import parse_next
+        pipeline = check_pipeline(pipeline_file)
+        report = stderr(quiet=output != "table")
+        notes: tuple[str, ...] = ()
+        if state is None:
+            catalog_set = load_catalogs(catalog_specs, report=report)
+        else:
+            from deppy.workflows.cluster_input import cluster_input
 
-        for note in notes:
-            click.echo(f"deppy: warning: {note}", err=True)
-        raise SystemExit(
-            dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
-        )
-    started = time.perf_counter()
-    try:
-        resolution = resolve_with_options(
-            catalog_set, request, timeout=timeout, pipeline=pipeline, trace=trace
-        )
-    except SolveTimeout:
-        raise InputError(
-            f"--timeout {timeout:g}",
-            "the resolution did not finish in time",
-            "allow more seconds, or narrow the request (versions, channels, --source)",
-        ) from None
-    elapsed = time.perf_counter() - started
-    if notes:
-        resolution = replace(resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings)))
-    for warning in resolution.warnings:
-        click.echo(f"deppy: warning: {warning}", err=True)
-    render(resolution, output, verbose=verbose)
-    if output == "table" and os.environ.get("DEPPY_TIMING"):
-        click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
-    raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+            found = cluster_input(state, catalog_specs, namespace=cluster_namespace, report=report)
+            catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
+            if not request.required and not request.installed:
+                raise click.UsageError(
+                    f"nothing to resolve: {state.where} has no installed operator; give --require"
+                )
+        if dry_run_next is not None:
+            from deppy.workflows.whatif import parse_next
+
+            for note in notes:
+                click.echo(f"deppy: warning: {note}", err=True)
+            raise SystemExit(
+                dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
+            )
+        started = time.perf_counter()
+        try:
+            resolution = resolve_with_options(
+                catalog_set, request, timeout=deadline.remaining(), pipeline=pipeline, trace=trace
+            )
+        except SolveTimeout:
+            raise deadline.error() from None
+        elapsed = time.perf_counter() - started
+        if notes:
+            resolution = replace(
+                resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))
+            )
+        for warning in resolution.warnings:
+            click.echo(f"deppy: warning: {warning}", err=True)
+        render(resolution, output, verbose=verbose)
+        if output == "table" and os.environ.get("DEPPY_TIMING"):
+            click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
+        raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
 
 def dry_run(

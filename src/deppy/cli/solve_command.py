@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import click
 import orjson
 
+from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_INPUT_ERROR, cli
 from deppy.errors import DeppyError
 from deppy.problem import load_problem
@@ -26,11 +26,8 @@ EXIT_UNSATISFIABLE = 1
     show_default=True,
     help="text for people; json prints one object per line per file.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Give up on a file after this many seconds (reported as an error, exit 2).",
+@timeout_option(
+    "Give up after this many seconds, reading files and printing included (an error, exit 2)."
 )
 def solve_cmd(files: tuple[Path, ...], output: str, timeout: float | None) -> None:
     """Solve problem FILES (conformance JSON/YAML or DIMACS CNF).
@@ -39,22 +36,22 @@ def solve_cmd(files: tuple[Path, ...], output: str, timeout: float | None) -> No
     all hold. Exit 0 when every file is satisfiable, 1 when any is not, 2 on input errors.
     """
     worst = 0
-    for path in files:
-        try:
-            variables = load_problem(path)
-            deadline = None if timeout is None else time.monotonic() + timeout
-            selected = solve(variables, deadline=deadline, where=str(path))
-        except NotSatisfiable as unsat:
-            _print_unsatisfiable(path, unsat, output)
-            worst = max(worst, EXIT_UNSATISFIABLE)
-        except SolveTimeout as stopped:
-            click.echo(f"deppy: error: {path}: {stopped}", err=True)
-            worst = EXIT_INPUT_ERROR
-        except DeppyError as error:
-            click.echo(f"deppy: error: {error}", err=True)
-            worst = EXIT_INPUT_ERROR
-        else:
-            _print_selection(path, selected, output)
+    with whole_command(timeout) as deadline:
+        for path in files:
+            try:
+                variables = load_problem(path)
+                selected = solve(variables, deadline=deadline.at, where=str(path))
+            except NotSatisfiable as unsat:
+                _print_unsatisfiable(path, unsat, output)
+                worst = max(worst, EXIT_UNSATISFIABLE)
+            except SolveTimeout as stopped:
+                click.echo(f"deppy: error: {path}: {stopped}", err=True)
+                worst = EXIT_INPUT_ERROR
+            except DeppyError as error:
+                click.echo(f"deppy: error: {error}", err=True)
+                worst = EXIT_INPUT_ERROR
+            else:
+                _print_selection(path, selected, output)
     raise SystemExit(worst)
 
 

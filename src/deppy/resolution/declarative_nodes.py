@@ -35,7 +35,7 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.catalog.semver import VersionRange
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
 from deppy.pipeline.events import Batch
 from deppy.pipeline.library import NodeConfig, Run
 from deppy.resolution.context import CandidateOrder, ResolutionContext
@@ -113,7 +113,7 @@ def _text(raw: Mapping[str, Any], key: str, where: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str | int | float) or isinstance(value, bool) or value == "":
-        raise InputError(where, f"field {key!r} must be a non-empty string")
+        raise InputError(where, f"field {excerpt(key)} must be a non-empty string")
     return str(value)
 
 
@@ -123,7 +123,7 @@ def parse_selector(raw: Any, where: str) -> Selector:
     unknown = sorted(set(raw) - set(SELECTOR_FIELDS))
     if unknown:
         raise InputError(
-            where, f"unknown field {unknown[0]!r}", f"use {', '.join(SELECTOR_FIELDS)}"
+            where, f"unknown field {excerpt(unknown[0])}", f"use {', '.join(SELECTOR_FIELDS)}"
         )
     versions_text = _text(raw, "versions", where)
     prop = raw.get("property")
@@ -193,7 +193,9 @@ class StaticVariableProducer:
         if len(kinds) != 1 or unknown:
             raise InputError(
                 where,
-                f"unknown field {unknown[0]!r}" if unknown else "a rule needs exactly one action",
+                f"unknown field {excerpt(unknown[0])}"
+                if unknown
+                else "a rule needs exactly one action",
                 f"use one of {', '.join(RULES)} (and optionally 'reason')",
             )
         kind = kinds[0]
@@ -220,7 +222,7 @@ class StaticVariableProducer:
             raise InputError(where, "expected {package: NAME, versions: RANGE, channel, catalog}")
         unknown = sorted(set(body) - set(REQUIRE_FIELDS))
         if unknown:
-            raise InputError(where, f"unknown field {unknown[0]!r}", f"use {REQUIRE_FIELDS}")
+            raise InputError(where, f"unknown field {excerpt(unknown[0])}", f"use {REQUIRE_FIELDS}")
         return required_from_parts(
             body["package"],
             _text(body, "versions", where),
