@@ -133,11 +133,11 @@ def replace_node(name: str, **changes: object) -> list[dict[str, object]]:
         (DEFAULT_NODES[:-1], "the pipeline has no consumer"),
         (
             replace_node("solver", config={"timeout": 3}),
-            "node 'solver': config: unknown field 'timeout'",
+            "node 'solver': config.timeout: unknown field",
         ),
         (
             replace_node("solver", input=["bundles"]),
-            "node 'solver': unknown field 'input'",
+            "node 'solver': input: unknown field; did you mean 'inputs'?",
         ),
     ],
     ids=[

@@ -17,13 +17,23 @@ from typing import Any
 import orjson
 import yaml
 
-from deppy.errors import InputError
+from deppy.errors import InputError, check_type, only_fields
 from deppy.pipeline.library import NodeConfig, NodeLibrary
 from deppy.pipeline.states import NodeKind
 
 API_VERSION = "deppy.io/v1alpha1"
 KIND = "Pipeline"
+_TOP_FIELDS = ("apiVersion", "kind", "metadata", "spec")
+_METADATA_FIELDS = ("name", "description")
 _NODE_FIELDS = ("name", "type", "inputs", "config")
+# fields written one level off: where each belongs
+_BELONGS = {
+    "nodes": "spec",
+    "description": "metadata",
+    "type": "spec.nodes[]",
+    "inputs": "spec.nodes[]",
+    "config": "spec.nodes[]",
+}
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 10x faster
 
 
@@ -80,16 +90,18 @@ def parse_pipeline(data: Any, where: str) -> PipelineSpec:
         raise InputError(where, "expected a Pipeline object", f"start the file with 'kind: {KIND}'")
     if data.get("kind") != KIND:
         raise InputError(where, f"field 'kind' must be {KIND!r}, got {data.get('kind')!r}")
-    unknown = sorted(set(data) - {"apiVersion", "kind", "metadata", "spec"})
-    if unknown:
-        raise InputError(where, f"unknown field {unknown[0]!r}")
+    check_type(data, where, API_VERSION, KIND)
+    only_fields(data, _TOP_FIELDS, f"{where}:", _BELONGS)
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, Mapping) or not isinstance(metadata.get("name"), str):
         raise InputError(f"{where}: metadata", "field 'name' must be a string")
+    only_fields(metadata, _METADATA_FIELDS, f"{where}: metadata", _BELONGS)
     description = metadata.get("description") or ""
     if not isinstance(description, str):
         raise InputError(f"{where}: metadata", "field 'description' must be a string")
     spec = data.get("spec")
+    if isinstance(spec, Mapping):
+        only_fields(spec, ("nodes",), f"{where}: spec", _BELONGS)
     raw_nodes = spec.get("nodes") if isinstance(spec, Mapping) else None
     if not isinstance(raw_nodes, list) or not raw_nodes:
         raise InputError(f"{where}: spec", "field 'nodes' must be a non-empty list of nodes")
@@ -111,9 +123,7 @@ def _node(raw: Any, where: str, file: str) -> NodeConfig:
     if not isinstance(name, str) or not name:
         raise InputError(where, "field 'name' must be a non-empty string")
     where = f"{file}: node {name!r}"
-    unknown = sorted(set(raw) - set(_NODE_FIELDS))
-    if unknown:
-        raise InputError(where, f"unknown field {unknown[0]!r}", f"use {', '.join(_NODE_FIELDS)}")
+    only_fields(raw, _NODE_FIELDS, f"{where}:", _BELONGS)
     kind = raw.get("type")
     if not isinstance(kind, str) or not kind:
         raise InputError(where, "field 'type' must be a node type name")
