@@ -3,9 +3,19 @@ scenarios restated from OLM's own tests (issue 10, items 2–10). Each builds it
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
-from tests.olm_builders import simple_package, write_catalog
+from tests.olm_builders import (
+    bundle,
+    channel,
+    entry,
+    needs_package,
+    package,
+    simple_package,
+    write_catalog,
+)
 from tests.workflow_helpers import run as cli
 
 
@@ -23,3 +33,40 @@ def test_capital_letters_in_package_names_are_accepted_everywhere(tmp_path: Path
     from deppy.resolution.request_parsing import parse_require
 
     assert parse_require("packageA@>=1.0.0").package == "packageA"
+
+
+def test_upgrades_of_a_package_no_catalog_has_is_an_error_naming_the_closest(
+    tmp_path: Path,
+) -> None:
+    catalog = write_catalog(tmp_path / "c", simple_package("etcd", "0.9.2", "0.9.4"))
+    code, out, err = cli("upgrades", "--catalog", str(catalog), "--installed", "etcdd@0.9.2")
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert "--installed 'etcdd@0.9.2': no catalog" in err and "did you mean etcd?" in err
+    assert "up to date" not in err
+
+
+def test_a_version_with_x_in_its_build_metadata_can_be_pasted_as_suggested(
+    tmp_path: Path,
+) -> None:
+    # cilium's catalog has 1.15.1+x7095b76: blang's range grammar takes that "x" for a wildcard
+    objs = [
+        package("cilium"),
+        channel("cilium", "stable", "cilium.v1.15.1", entry("cilium.v1.16.0", "cilium.v1.15.1")),
+        bundle("cilium", "1.15.1+x7095b76", name="cilium.v1.15.1"),
+        bundle("cilium", "1.16.0", needs_package("hubble", ">=1.0.0")),
+    ]
+    catalog = str(write_catalog(tmp_path / "cilium", objs))
+    code, out, _ = cli(
+        "resolve", "--catalog", catalog, "--require", "cilium@>=1.16.0", "-o", "json"
+    )
+    assert code == 1
+    suggested = [s["text"] for s in json.loads(out)["explanation"]["suggestions"]]
+    pasted = [re.search(r"require '([^']+)' instead", s) for s in suggested]
+    specs = [m.group(1) for m in pasted if m]
+    assert "cilium@1.15.1+x7095b76" in specs
+    for spec in specs:
+        code, out, err = cli("resolve", "--catalog", catalog, "--require", spec, "-o", "json")
+        assert code == 0, err
+        assert json.loads(out)["selection"][0]["version"] == "1.15.1+x7095b76"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 import click
 
 from deppy.catalog.catalog_set import BundleSource
@@ -11,6 +9,7 @@ from deppy.catalog.model import Bundle
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import catalog_option, catalog_source, columns
 from deppy.errors import InputError
+from deppy.workflows.catalog_loading import unknown_package
 from deppy.workflows.graph import ChannelGraph, channel_graph, graph_as_dot, graph_as_text
 from deppy.workflows.search import package_head
 
@@ -38,7 +37,7 @@ def show_cmd(
     source = catalog_source(catalogs, quiet=graph_format == "dot")
     found = source.catalogs_with(package)
     if not found:
-        raise InputError(f"package {package!r}", _not_found(source, package))
+        raise unknown_package(source, package, f"package {package!r}")
     graphs = [
         channel_graph(source, c, catalog)
         for catalog in found
@@ -62,15 +61,6 @@ def show_cmd(
         ours = [g for g in graphs if g.catalog == catalog]
         for line in _describe(source, catalog, package, ours):
             click.echo(line)
-
-
-def _not_found(source: BundleSource, package: str) -> str:
-    close = difflib.get_close_matches(package, source.package_names(), n=3)
-    hint = f"did you mean {', '.join(close)}? " if close else ""
-    return (
-        f"no catalog ({', '.join(source.names())}) has this package; "
-        f"{hint}try deppy search {package}"
-    )
 
 
 def _describe(

@@ -294,7 +294,7 @@ def _missing_package(fact: Needs, package: str, context: ResolutionContext) -> l
     changes: list[RequestChange] = [
         ReplaceRequirement(
             index,
-            f"{package}@>={low} <{high.major + 1}.0.0"
+            f"{package}@>={low.without_build()} <{high.major + 1}.0.0"
             + (f",channel={dependent.channel}" if dependent.channel else ""),
             f"ask for a version that exists (available: {_versions_text(available)}): ",
         )

@@ -118,8 +118,11 @@ def required_from_parts(
     text: str = "",
 ) -> RequiredPackage:
     versions_text = (versions_text or "").strip()
+    exact = _exact_with_build(versions_text)
     if versions_text in ("", "latest", "*"):
         versions, shown = VersionRange.any(), ""
+    elif exact is not None:
+        versions, shown = VersionRange.exactly(exact), versions_text
     else:
         versions, shown = parse_range(versions_text, f"{where}: version range"), versions_text
     if within_text:
@@ -130,6 +133,20 @@ def required_from_parts(
     return RequiredPackage(
         package, versions, shown, channel or None, catalog or None, ignored, text or package
     )
+
+
+def _exact_with_build(text: str) -> Version | None:
+    """``1.15.1+x7095b76`` (real in cilium's catalog) as the exact version it names: the range
+    grammar, as blang reads it, takes that ``x`` for a wildcard and refuses it, yet a version
+    copied from a catalog or from deppy's own answer must work when pasted. Build metadata takes
+    no part in comparisons, so this is the range ``=1.15.1``."""
+    bare = text.removeprefix("=").strip()
+    if "+" not in bare:
+        return None
+    try:
+        return Version.parse(bare)
+    except VersionError:
+        return None
 
 
 def parse_require(spec: str) -> RequiredPackage:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deppy.errors import InputError
 from deppy.resolution.request_parsing import CatalogSpec
 
 if TYPE_CHECKING:
@@ -76,3 +77,17 @@ def report_problems(catalog: Catalog, report: Report) -> None:
         report(f"  {problem}")
     if len(catalog.problems) > SHOWN_PROBLEMS:
         report(f"  … and {len(catalog.problems) - SHOWN_PROBLEMS} more")
+
+
+def unknown_package(source: BundleSource, package: str, where: str) -> InputError:
+    """The error for a package no catalog has: which catalogs were searched, the closest names
+    and how to look further."""
+    import difflib
+
+    close = difflib.get_close_matches(package, source.package_names(), n=3)
+    hint = f"did you mean {', '.join(close)}? " if close else ""
+    return InputError(
+        where,
+        f"no catalog ({', '.join(source.names())}) has this package",
+        f"{hint}try deppy search {package}",
+    )
