@@ -8,6 +8,10 @@ import re
 from pathlib import Path
 
 from tests.olm_builders import (
+    Obj,
+    item,
+    make_catalog,
+    run,
     bundle,
     channel,
     entry,
@@ -70,3 +74,48 @@ def test_a_version_with_x_in_its_build_metadata_can_be_pasted_as_suggested(
         code, out, err = cli("resolve", "--catalog", catalog, "--require", spec, "-o", "json")
         assert code == 0, err
         assert json.loads(out)["selection"][0]["version"] == "1.15.1+x7095b76"
+
+
+def test_an_installed_bundle_no_catalog_has_follows_the_catalog_it_names(tmp_path: Path) -> None:
+    # OLM looks the replacement up in the subscription's catalog, not in the first one
+    def etcd(newest: str) -> list[Obj]:
+        head = entry(f"etcd.v{newest}", "etcd.v0.9.0", skipRange=f">=0.9.0 <{newest}")
+        return [
+            package("etcd"),
+            channel("etcd", "stable", "etcd.v0.9.0", head),
+            bundle("etcd", "0.9.0"),
+            bundle("etcd", newest),
+        ]
+
+    first = make_catalog(tmp_path, etcd("0.9.2"), name="first", priority=10)
+    named = make_catalog(tmp_path, etcd("0.9.4"), name="named")
+    answer = run([first, named], ["etcd"], ["etcd@0.9.1,catalog=named"])
+    assert (item(answer, "etcd").version, item(answer, "etcd").catalog) == ("0.9.4", "named")
+    code, out, err = cli(
+        "upgrades",
+        *(
+            "--catalog",
+            f"{tmp_path / 'first'}=first:10",
+            "--catalog",
+            f"{tmp_path / 'named'}=named",
+        ),
+        *("--installed", "etcd@0.9.1,catalog=named", "-o", "json"),
+    )
+    assert code == 0, err
+    [report] = json.loads(out)
+    assert report["channel"]["catalog"] == "named"
+    assert report["channel"]["newest"] == "etcd.v0.9.4"
+
+
+def test_a_same_version_tie_prefers_the_bundle_nearer_the_channel_head(tmp_path: Path) -> None:
+    # OLM's tests: a rebuilt bundle of the same version replaces the old one. Whatever the
+    # names, the head wins (by name alone, "op.a-rebuild" would always come first)
+    objs = [
+        package("op"),
+        channel("op", "stable", entry("op.z-first"), entry("op.a-rebuild", "op.z-first")),
+        bundle("op", "1.0.0", name="op.z-first"),
+        bundle("op", "1.0.0", name="op.a-rebuild"),
+    ]
+    assert item(run(make_catalog(tmp_path, objs, name="c"), ["op"]), "op").bundle == "op.a-rebuild"
+    objs[1] = channel("op", "stable", entry("op.a-rebuild"), entry("op.z-first", "op.a-rebuild"))
+    assert item(run(make_catalog(tmp_path, objs, name="d"), ["op"]), "op").bundle == "op.z-first"

@@ -112,3 +112,26 @@ def forward_targets(
     newer.sort(key=lambda b: b.name)
     newer.sort(key=lambda b: b.version, reverse=True)
     return newer
+
+
+def head_distances(channel: Channel) -> dict[str, int]:
+    """Each entry's distance from the channel's head(s), following replaces and skips down:
+    the head is 0, what it replaces or skips 1, and so on. Of two bundles with the same
+    version, the nearer one is the one a channel offers (it replaces or skips the other).
+    Entries no head reaches (a replaces cycle) are not listed."""
+    down: dict[str, list[str]] = {}
+    named: set[str] = set()
+    for entry in channel.entries:
+        older = [*([entry.replaces] if entry.replaces else []), *entry.skips]
+        down[entry.name] = older
+        named.update(older)
+    heads = [e.name for e in channel.entries if e.name not in named]
+    distances = dict.fromkeys(heads, 0)
+    queue = deque(heads)
+    while queue:
+        name = queue.popleft()
+        for older in down.get(name, ()):
+            if older not in distances:
+                distances[older] = distances[name] + 1
+                queue.append(older)
+    return distances

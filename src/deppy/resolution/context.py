@@ -3,7 +3,8 @@
 The candidate order is the solver's preference (DESIGN.md, "OLM semantics"): earlier is
 preferred. The preferred catalog (a dependent's own), then catalog priority; within a catalog by
 package, then the requested channel, else the package's default channel, then the other channels
-by name; within a channel from the head down (highest version first); deprecated bundles last of
+by name; within a channel from the head down (highest version first; of two bundles with the same
+version, the one nearer the channel's head, which replaces or skips the other); deprecated bundles last of
 all (a bundle offered only through deprecated channels counts as deprecated).
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
+from deppy.catalog.upgrade_edges import head_distances
 from deppy.resolution.request import ResolutionRequest
 
 _NO_CHANNEL = 1 << 30
@@ -28,6 +30,8 @@ class CandidateOrder:
         self._membership: dict[tuple[str, str], dict[str, list[str]]] = {}
         # (catalog, package) -> channel name -> position (default channel 0, then by name)
         self._positions: dict[tuple[str, str], dict[str, int]] = {}
+        # (catalog, package) -> bundle name -> distance from the head of its nearest channel
+        self._depths: dict[tuple[str, str], dict[str, int]] = {}
 
     def channels_containing(self, bundle: Bundle) -> list[str]:
         """Channels offering the bundle: the default channel first, the others by name, and
@@ -59,10 +63,14 @@ class CandidateOrder:
                     c.name,
                 )
             )
+            depths: dict[str, int] = {}
             for channel in channels:
                 for entry in channel.entries:
                     found.setdefault(entry.name, []).append(channel.name)
+                for name, depth in head_distances(channel).items():
+                    depths[name] = min(depth, depths.get(name, depth))
             self._membership[key] = found
+            self._depths[key] = depths
             self._positions[key] = {c.name: n for n, c in enumerate(channels)}
         return found
 
@@ -75,6 +83,10 @@ class CandidateOrder:
             self.catalogs.channel_deprecated(bundle.catalog, bundle.package, channels[0])
             is not None
         )
+
+    def _head_distance(self, bundle: Bundle) -> int:
+        self._members(bundle.catalog, bundle.package)
+        return self._depths[(bundle.catalog, bundle.package)].get(bundle.name, _NO_CHANNEL)
 
     def _channel_rank(self, bundle: Bundle, requested: str | None) -> int:
         channels = self.channels_containing(bundle)
@@ -95,6 +107,7 @@ class CandidateOrder:
         """Candidates from most to least preferred, each once."""
         unique = list(dict.fromkeys(bundles))
         unique.sort(key=lambda b: b.name)
+        unique.sort(key=self._head_distance)  # a same-version tie: nearer the head first
         unique.sort(key=lambda b: b.version, reverse=True)
         rank = self.catalogs.rank
         unique.sort(

@@ -77,7 +77,13 @@ def _channel(
 
 
 def _synthetic_channel(installed: InstalledBundle, context: ResolutionContext) -> Channel | None:
-    for catalog in context.catalogs.catalogs_with(installed.package):
+    """The channel to follow from a bundle no catalog lists: in the catalog the installed
+    bundle names (OLM looks its replacement up in the subscription's catalog), else in the
+    first catalog that has the package."""
+    catalogs = context.catalogs.catalogs_with(installed.package)
+    if installed.catalog is not None:
+        catalogs = [c for c in catalogs if c == installed.catalog]
+    for catalog in catalogs:
         meta = context.catalogs.package(catalog, installed.package)
         wanted = installed.channel or (meta.default_channel if meta else None)
         channel = _channel(context, catalog, installed.package, wanted)
@@ -92,8 +98,8 @@ def _graph(
     channel = location.channel
     if channel is None:
         return None
-    catalog = location.bundle.catalog if not location.synthetic else None
-    if catalog is None:
+    catalog: str | None = location.bundle.catalog
+    if catalog == CLUSTER_CATALOG:  # no catalog named: the first with that channel
         catalog = next(
             (
                 c

@@ -17,7 +17,7 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.upgrade_edges import forward_targets, upgrade_graph
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.installed import locate_installed
+from deppy.resolution.installed import CLUSTER_CATALOG, locate_installed
 from deppy.resolution.nodes import RuntimeConstraints
 from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
 from deppy.resolution.variables import ClusterIncompatible
@@ -118,7 +118,9 @@ def _report(installed: InstalledBundle, context: ResolutionContext) -> UpgradeRe
     start = location.bundle
     here = None
     if location.channel is not None:
-        catalog = _catalog_of(location.channel, context) if location.synthetic else start.catalog
+        catalog = start.catalog
+        if catalog == CLUSTER_CATALOG:  # in no catalog, and no catalog named
+            catalog = _catalog_of(location.channel, context)
         here = _updates(start, location.channel, catalog, context, set())
     offered = {u.bundle for u in here.updates} if here is not None else set()
     others: list[ChannelUpdates] = []
