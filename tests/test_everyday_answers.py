@@ -119,3 +119,16 @@ def test_a_same_version_tie_prefers_the_bundle_nearer_the_channel_head(tmp_path:
     assert item(run(make_catalog(tmp_path, objs, name="c"), ["op"]), "op").bundle == "op.a-rebuild"
     objs[1] = channel("op", "stable", entry("op.a-rebuild"), entry("op.z-first", "op.a-rebuild"))
     assert item(run(make_catalog(tmp_path, objs, name="d"), ["op"]), "op").bundle == "op.z-first"
+
+
+def test_an_empty_catalog_loads_as_empty_with_one_warning(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    full = write_catalog(tmp_path / "full", simple_package("etcd", "0.9.2"))
+    code, out, err = cli(
+        "resolve",
+        *("--catalog", f"{tmp_path / 'empty'}=empty", "--catalog", f"{full}=full"),
+        *("--require", "etcd"),
+    )
+    assert code == 0, err
+    assert err.splitlines() == ["deppy: warning: catalog empty: no packages (loaded as empty)"]
+    assert "0.9.2" in out

@@ -67,7 +67,9 @@ def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> 
 
 
 def report_problems(catalog: Catalog, report: Report) -> None:
-    """The objects a load skipped: a count and the first few."""
+    """The objects a load skipped: a count and the first few; an empty catalog in one line."""
+    if not catalog.bundles and not catalog.problems:
+        report(f"deppy: warning: catalog {catalog.name}: no packages (loaded as empty)")
     if not catalog.problems:
         return
     report(
