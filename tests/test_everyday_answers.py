@@ -9,14 +9,15 @@ from pathlib import Path
 
 from tests.olm_builders import (
     Obj,
-    item,
-    make_catalog,
-    run,
     bundle,
     channel,
+    constraint,
     entry,
+    item,
+    make_catalog,
     needs_package,
     package,
+    run,
     simple_package,
     write_catalog,
 )
@@ -132,3 +133,51 @@ def test_an_empty_catalog_loads_as_empty_with_one_warning(tmp_path: Path) -> Non
     assert code == 0, err
     assert err.splitlines() == ["deppy: warning: catalog empty: no packages (loaded as empty)"]
     assert "0.9.2" in out
+
+
+def bad_constraint_catalog(tmp_path: Path) -> str:
+    broken = {"failureMessage": "x", "gvk": {"group": "a", "versoin": "v1", "kind": "K"}}
+    objs = [
+        package("op"),
+        channel("op", "stable", "op.v1.0.0", entry("op.v2.0.0", "op.v1.0.0")),
+        bundle("op", "1.0.0"),
+        bundle("op", "2.0.0", constraint(broken)),
+    ]
+    return str(write_catalog(tmp_path / "bad", objs))
+
+
+def test_a_malformed_olm_constraint_is_explained_as_such_with_another_version(
+    tmp_path: Path,
+) -> None:
+    catalog = bad_constraint_catalog(tmp_path)
+    code, out, _ = cli("resolve", "--catalog", catalog, "--require", "op@>=2.0.0", "-o", "json")
+    assert code == 1
+    explanation = json.loads(out)["explanation"]
+    texts = [c["text"] for c in explanation["causes"]]
+    invalid = "op 2.0.0 cannot be installed: its olm.constraint is invalid (field gvk: unknown"
+    assert any(t.startswith(invalid) and '"versoin"' in t for t in texts), texts
+    suggested = [s["text"] for s in explanation["suggestions"]]
+    assert not any("add a catalog" in s for s in suggested), suggested
+    assert any("require 'op@1.0.0'" in s for s in suggested), suggested
+
+
+def test_falling_back_to_an_older_version_is_said_in_the_answer(tmp_path: Path) -> None:
+    catalog = bad_constraint_catalog(tmp_path)
+    code, out, err = cli("resolve", "--catalog", catalog, "--require", "op", "-o", "json")
+    assert code == 0, err
+    [chosen] = json.loads(out)["selection"]
+    assert chosen["version"] == "1.0.0"
+    assert chosen["reasons"][-1].startswith(
+        "not the newest 2.0.0: op 2.0.0 cannot be installed: its olm.constraint is invalid"
+    )
+    # the same with a missing dependency: the note names it
+    objs = [
+        package("db"),
+        channel("db", "stable", "db.v1.0.0", entry("db.v2.0.0", "db.v1.0.0")),
+        bundle("db", "1.0.0"),
+        bundle("db", "2.0.0", needs_package("cache", ">=1.0.0")),
+    ]
+    catalog = str(write_catalog(tmp_path / "db", objs))
+    code, out, err = cli("resolve", "--catalog", catalog, "--require", "db", "-o", "json")
+    [chosen] = json.loads(out)["selection"]
+    assert "not the newest 2.0.0: db 2.0.0 needs package cache" in chosen["reasons"][-1]

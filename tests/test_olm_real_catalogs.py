@@ -419,7 +419,9 @@ def test_a_passed_over_channel_head_is_reported(community: CatalogSet) -> None:
     assert resolution.selection is not None
     assert [s.version for s in resolution.selection if s.package == "eclipse-che"] == ["7.41.2"]
     warning = next(w for w in resolution.warnings if "not the preferred" in w)
-    assert "7.121.0" in warning and "eclipse-che@7.121.0" in warning
+    assert "7.121.0" in warning and "package devworkspace-operator" in warning
+    [che] = [s for s in resolution.selection if s.package == "eclipse-che"]
+    assert che.reasons[-1].startswith("not the newest 7.121.0: eclipse-che 7.121.0 needs package")
     assert not any("not the preferred" in w for w in alone(community, "etcd").warnings)
 
 

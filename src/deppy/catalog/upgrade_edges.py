@@ -130,8 +130,8 @@ def head_distances(channel: Channel) -> dict[str, int]:
     queue = deque(heads)
     while queue:
         name = queue.popleft()
-        for older in down.get(name, ()):
-            if older not in distances:
-                distances[older] = distances[name] + 1
-                queue.append(older)
+        for below in down.get(name, ()):
+            if below not in distances:
+                distances[below] = distances[name] + 1
+                queue.append(below)
     return distances

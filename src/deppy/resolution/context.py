@@ -3,9 +3,9 @@
 The candidate order is the solver's preference (DESIGN.md, "OLM semantics"): earlier is
 preferred. The preferred catalog (a dependent's own), then catalog priority; within a catalog by
 package, then the requested channel, else the package's default channel, then the other channels
-by name; within a channel from the head down (highest version first; of two bundles with the same
-version, the one nearer the channel's head, which replaces or skips the other); deprecated bundles last of
-all (a bundle offered only through deprecated channels counts as deprecated).
+by name; within a channel from the head down (highest version first; of two bundles with the
+same version, the one nearer the channel's head, which replaces or skips the other); deprecated
+bundles last of all (a bundle offered only through deprecated channels counts as deprecated).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from deppy.resolution.suggestions import (
     checked,
 )
 from deppy.resolution.variables import (
+    INVALID_CONSTRAINT,
     ClusterIncompatible,
     ClusterPolicy,
     Excluded,
@@ -214,6 +215,12 @@ def _cause(
             else:
                 text = f"{who} {verb} {fact.need}, offered only by {_candidates(fact.candidates)}"
             return Cause("needs", text, data)
+        if fact.need == INVALID_CONSTRAINT:
+            return Cause(
+                "invalid-constraint",
+                f"{who} cannot be installed: its olm.constraint is invalid ({fact.missing})",
+                data,
+            )
         reason = fact.missing or "nothing can satisfy it"
         if isinstance(fact.dependent, RequiredPackage):
             return Cause("missing", f"{who}: {reason}", data)
@@ -244,6 +251,8 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
     changes: list[RequestChange] = []
     one_of: dict[str, str] = {}  # package -> "install only one of a, b: " for API clashes
     for fact in facts:
+        if isinstance(fact, Needs) and fact.need == INVALID_CONSTRAINT:
+            continue  # no catalog to add: another version, found by re-resolving, is the way
         if isinstance(fact, Needs) and not fact.candidates and fact.package:
             changes += _missing_package(fact, fact.package, context)
         elif isinstance(fact, Needs) and not fact.candidates:

@@ -75,10 +75,6 @@ class OutputCollector:
 
     def consume(self, run: Run, batch: Batch[Any]) -> Resolution:
         context: ResolutionContext = run.context
-        if batch.core is None:
-            return resolution_of_selection(batch.variables, context)
-        if not context.suggest:
-            return resolution_of_core(batch.core, batch.variables, context)
 
         def resolve(request: ResolutionRequest) -> Resolution | None:
             inner = ResolutionContext.create(context.catalogs, request, suggest=False)
@@ -87,7 +83,10 @@ class OutputCollector:
             except SolveTimeout:
                 return None
 
-        return resolution_of_core(batch.core, batch.variables, context, resolve)
+        checking = resolve if context.suggest else None
+        if batch.core is None:
+            return resolution_of_selection(batch.variables, context, checking)
+        return resolution_of_core(batch.core, batch.variables, context, checking)
 
 
 def _plain(make: Callable[[], Node]) -> Callable[[NodeConfig], Node]:
