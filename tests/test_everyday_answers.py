@@ -181,3 +181,56 @@ def test_falling_back_to_an_older_version_is_said_in_the_answer(tmp_path: Path) 
     code, out, err = cli("resolve", "--catalog", catalog, "--require", "db", "-o", "json")
     [chosen] = json.loads(out)["selection"]
     assert "not the newest 2.0.0: db 2.0.0 needs package cache" in chosen["reasons"][-1]
+
+
+def invalid_channels_catalog(tmp_path: Path) -> str:
+    objs = [
+        package("twoheads"),
+        channel("twoheads", "stable", "twoheads.v1.0.0", "twoheads.v2.0.0"),
+        bundle("twoheads", "1.0.0"),
+        bundle("twoheads", "2.0.0"),
+        package("nohead"),
+        channel(
+            "nohead",
+            "stable",
+            entry("nohead.v1.0.0", "nohead.v2.0.0"),
+            entry("nohead.v2.0.0", "nohead.v1.0.0"),
+        ),
+        bundle("nohead", "1.0.0"),
+        bundle("nohead", "2.0.0"),
+        package("loop"),
+        channel(
+            "loop",
+            "stable",
+            entry("loop.v1.0.0", "loop.v2.0.0"),
+            entry("loop.v2.0.0", "loop.v1.0.0"),
+            entry("loop.v3.0.0", "loop.v2.0.0"),
+        ),
+        *(bundle("loop", v) for v in ("1.0.0", "2.0.0", "3.0.0")),
+        *simple_package("fine", "1.0.0", "1.1.0"),
+    ]
+    return str(write_catalog(tmp_path / "invalid", objs))
+
+
+def test_invalid_channels_are_warned_about_and_listed_by_catalog_check(tmp_path: Path) -> None:
+    catalog = invalid_channels_catalog(tmp_path)
+    expected = {
+        "twoheads": "package twoheads, channel stable: multiple channel heads found in graph: "
+        "twoheads.v1.0.0, twoheads.v2.0.0",
+        "nohead": "package nohead, channel stable: no channel head found in graph",
+        "loop": "package loop, channel stable: detected cycle in replaces chain of upgrade "
+        "graph: loop.v2.0.0 -> loop.v1.0.0 -> loop.v2.0.0",
+    }
+    for name, problem in expected.items():
+        code, _, err = cli("resolve", "--catalog", catalog, "--require", name)
+        assert code == 0, err
+        assert f"deppy: warning: catalog invalid: invalid channel ({problem})" in err
+    code, _, err = cli("resolve", "--catalog", catalog, "--require", "fine")
+    assert "invalid channel" not in err
+    code, out, _ = cli("catalog", "check", catalog, "-o", "json")
+    assert code == 1
+    assert json.loads(out)["invalidChannels"] == [
+        expected[n] for n in ("loop", "nohead", "twoheads")
+    ]
+    code, out, _ = cli("catalog", "check", catalog)
+    assert "Invalid channels (3; opm validate fails):" in out

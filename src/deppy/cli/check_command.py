@@ -60,7 +60,7 @@ def catalog_check(
         f"(catalog opened in {loaded - started:.2f} s)",
         err=True,
     )
-    raise SystemExit(EXIT_FAILURES if report.failures else 0)
+    raise SystemExit(EXIT_FAILURES if report.failures or report.invalid_channels else 0)
 
 
 def _open(target: str) -> tuple[BundleSource, str]:
@@ -114,6 +114,9 @@ def report_lines(report: CatalogCheck, packages: int) -> list[str]:
         lines += ["", f"{package} {_versions(members)}: {', '.join(reasons)}"]
         shown = texts if len(members) > 1 else _leaf_texts(members[0], shared=False)
         lines += [f"  - {text}" for text in shown]
+    if report.invalid_channels:
+        lines += ["", f"Invalid channels ({len(report.invalid_channels)}; opm validate fails):"]
+        lines += [f"  - {problem}" for problem in report.invalid_channels]
     lines += ["", "By reason (bundles; a bundle may have more than one reason):"]
     by_reason = report.by_reason()
     width = max(len(reason) for reason in by_reason)

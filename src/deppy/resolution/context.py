@@ -10,10 +10,11 @@ bundles last of all (a bundle offered only through deprecated channels counts as
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.channel_validation import channel_problem
 from deppy.catalog.model import Bundle
 from deppy.catalog.upgrade_edges import head_distances
 from deppy.resolution.request import ResolutionRequest
@@ -24,8 +25,9 @@ _NO_CHANNEL = 1 << 30
 class CandidateOrder:
     """Sorts bundles by preference; caches each package's channel membership per catalog."""
 
-    def __init__(self, catalogs: BundleSource) -> None:
+    def __init__(self, catalogs: BundleSource, warn: Callable[[str], None] | None = None) -> None:
         self.catalogs = catalogs
+        self.warn = warn  # hears the invalid channels of the packages the order looks at
         # (catalog, package) -> bundle name -> channel names containing it (default first)
         self._membership: dict[tuple[str, str], dict[str, list[str]]] = {}
         # (catalog, package) -> channel name -> position (default channel 0, then by name)
@@ -69,6 +71,9 @@ class CandidateOrder:
                     found.setdefault(entry.name, []).append(channel.name)
                 for name, depth in head_distances(channel).items():
                     depths[name] = min(depth, depths.get(name, depth))
+                problem = channel_problem(channel) if self.warn is not None else None
+                if problem is not None and self.warn is not None:
+                    self.warn(f"catalog {catalog}: invalid channel ({problem})")
             self._membership[key] = found
             self._depths[key] = depths
             self._positions[key] = {c.name: n for n, c in enumerate(channels)}
@@ -136,7 +141,9 @@ class ResolutionContext:
     ) -> ResolutionContext:
         if request.sources:
             catalogs = catalogs.restricted(request.sources)
-        return cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest)
+        context = cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest)
+        context.order.warn = context.warn
+        return context
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
