@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+__version__ = "0.1.0"  # as in pyproject.toml (a test holds them equal); read without metadata
+
 if TYPE_CHECKING:
     from deppy.problem import load_problem
     from deppy.solver import (

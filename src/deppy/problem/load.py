@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-import yaml
 
 from deppy.errors import InputError
 from deppy.problem.constraint_format import variables_from_data
@@ -31,6 +30,8 @@ def load_problem(path: str | Path) -> list[Variable]:
         except orjson.JSONDecodeError as error:
             raise InputError(where, f"invalid JSON: {error}") from None
     else:
+        import yaml  # deferred: JSON and DIMACS problems, the common ones, do not need it
+
         try:
             data = yaml.load(text, Loader=yaml.CSafeLoader)
         except yaml.YAMLError as error:

@@ -1,0 +1,69 @@
+"""Commands answered without the CLI framework, for their start-up time.
+
+``deppy --version`` and a plain ``deppy solve FILE... [-o text|json] [--timeout S]`` are over
+before click would have finished importing (the Go solver answers a problem in 2 ms; Python
+needs ~15 ms just to start). Anything else — help, an option not listed here, a value that is
+not valid — returns None and goes to the click group, which parses, documents and reports
+mistakes for every command; so this module never has to word an error.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def answer(args: Sequence[str]) -> int | None:
+    """The exit code when the arguments were answered here, None to let click handle them."""
+    if list(args) == ["--version"]:
+        from deppy import __version__
+
+        sys.stdout.write(f"deppy, version {__version__}\n")
+        return 0
+    if args and args[0] == "solve":
+        return _solve(args[1:])
+    return None
+
+
+def _solve(args: Sequence[str]) -> int | None:
+    files: list[Path] = []
+    output, timeout = "text", None
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--":
+            files += [Path(a) for a in rest]
+            break
+        if not arg.startswith("-") or arg == "-":
+            files.append(Path(arg))
+            continue
+        name, eq, value = arg.partition("=")
+        if eq and not name.startswith("--"):
+            return None  # "-o=json": click reads the value as "=json"; let it say so
+        if not eq and name in ("-o", "--output", "--timeout") and rest:
+            value = rest.pop(0)
+        elif not eq and name.startswith("-o") and len(name) > 2 and name[1] != "-":
+            name, value = "-o", name[2:]
+        elif not eq:
+            return None  # a flag this path does not know (help, a typo): click says it
+        if name in ("-o", "--output") and value in ("text", "json"):
+            output = value
+        elif name == "--timeout" and (seconds := _seconds(value)) is not None:
+            timeout = seconds
+        else:
+            return None
+    if not files:
+        return None
+    from deppy.cli.solve_files import solve_files
+
+    return solve_files(files, output, timeout)
+
+
+def _seconds(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value > 0 and not math.isnan(value) else None
