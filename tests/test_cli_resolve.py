@@ -57,7 +57,7 @@ def test_make_run_request_resolves_with_an_upgrade_path() -> None:
     assert [item["package"] for item in data["selection"]][-1] == "observability-stack"
     code, out, err = run("-f", str(embedded_request_path()))
     assert code == 0
-    assert "upgrade from 0.56.3 via" in out
+    assert "upgrade 0.56.3 → 0.70.0" in out
     assert "no --catalog given" not in err, "the sample request names its own catalog"
     assert {item["catalog"] for item in data["selection"]} == {"embedded"}
 
@@ -81,6 +81,7 @@ def test_json_has_the_documented_selection() -> None:
         "action": "upgrade",
         "from": "2.0.0",
         "path": ["db.v2.0.0", "db.v2.1.0"],
+        "pathVersions": ["2.0.0", "2.1.0"],
         "reasons": [
             "installed: db 2.0.0 (channel stable)",
             "dependency of webapp 1.2.0 (package db >=2.0.0 <3.0.0)",
@@ -322,7 +323,7 @@ def test_html_report_for_an_answer_and_for_a_failure() -> None:
     code, page, _ = run("-f", str(REQUEST), "-o", "html")
     assert code == 0
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    assert "<th>action</th>" in page and "upgrade from" in page
+    assert "<th>action</th>" in page and "upgrade 2.0.0 → 2.1.0" in page
     assert run("-f", str(REQUEST), "-o", "html")[1] == page, "same input, same bytes"
     code, page, _ = run("--catalog", str(DATA), "--require", "missing-package", "-o", "html")
     assert code == 1

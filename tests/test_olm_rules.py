@@ -297,7 +297,13 @@ def test_replaces_chain_upgrades_to_the_head_step_by_step(make: MakeCatalog) -> 
     assert answer.action == "upgrade"
     assert answer.from_version == "1.0.0"
     assert answer.path == ("foo.v1.0.0", "foo.v1.1.0", "foo.v1.2.0")
-    assert answer.action_text() == "upgrade from 1.0.0 via foo.v1.0.0 -> foo.v1.1.0 -> foo.v1.2.0"
+    assert answer.path_versions == ("1.0.0", "1.1.0", "1.2.0")
+    assert answer.action_text() == "upgrade 1.0.0 → 1.1.0 → 1.2.0"
+    longer = item(
+        run(make(simple_package("bar", *[f"1.{n}.0" for n in range(6)])), installed=["bar@1.0.0"]),
+        "bar",
+    )
+    assert longer.action_text() == "upgrade 1.0.0 → … → 1.5.0, 5 steps"
     assert answer.reasons == ("installed: foo 1.0.0",)
 
 
@@ -738,6 +744,7 @@ def test_answer_fields_and_install_order(make: MakeCatalog) -> None:
         "action": "install",
         "from": None,
         "path": [],
+        "pathVersions": [],
         "reasons": ["dependency of mid 1.0.0 (API Base (example.com/v1))"],
     }
     assert item(resolution, "top").reasons == ("required: top",)

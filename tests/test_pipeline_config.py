@@ -63,6 +63,8 @@ def test_the_default_pipeline_is_a_valid_file_of_the_library() -> None:
         "output",
     ]
     assert pipeline.boundary == {"solver", "output"}
+    # the YAML people copy and the JSON twin deppy reads (no YAML parser at start-up) agree:
+    # after editing default.yaml, write default.json from it (same objects, orjson indent 2)
     assert load_pipeline_file(default_pipeline_path()).id == pipeline.id
 
 

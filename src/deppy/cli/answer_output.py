@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Sequence
 from typing import Any
 
 import click
 import orjson
 
+from deppy.cli.text_table import cell, columns, short_image
 from deppy.explain import explanation_as_text
-from deppy.resolution.answer import Resolution
+from deppy.resolution.answer import Resolution, SelectedBundle
 
 
 def render(resolution: Resolution, output: str, *, verbose: bool = False) -> None:
@@ -27,26 +28,32 @@ def render(resolution: Resolution, output: str, *, verbose: bool = False) -> Non
         click.echo(explanation_as_text(resolution.explanation, verbose=verbose))
         return
     assert resolution.selection is not None
-    from rich.console import Console
-    from rich.table import Table
+    click.echo("\n".join(selection_lines(resolution.selection)))
 
-    table = Table(title="Resolution (install in this order)", title_justify="left")
-    for column in ("#", "package", "version", "channel", "catalog", "action", "why"):
-        table.add_column(column, overflow="fold")
-    for n, item in enumerate(resolution.selection, start=1):
-        table.add_row(
+
+def selection_lines(selection: Sequence[SelectedBundle]) -> list[str]:
+    """The answer as a plain table (install order, one row per bundle: long upgrade paths and
+    digests shortened, no image ``—``), each row followed by why the bundle is there."""
+    header = ("#", "package", "version", "channel", "catalog", "action", "bundle image")
+    rows = [
+        (
             str(n),
             item.package,
             item.version,
-            item.channel or "-",
+            cell(item.channel),
             item.catalog,
             item.action_text(),
-            "\n".join(item.reasons),
+            short_image(item.image),
         )
-    console = Console(width=None if _interactive() else 140, highlight=False, soft_wrap=False)
-    console.print(table)
-    for item in resolution.selection:
-        console.print(f"{item.bundle}: {item.image}", highlight=False)
+        for n, item in enumerate(selection, start=1)
+    ]
+    table = columns(header, rows)
+    lines = ["Resolution (install in this order):", table[0]]
+    indent = " " * (len(rows[-1][0]) + 2) if rows else ""
+    for line, item in zip(table[1:], selection, strict=True):
+        lines.append(line)
+        lines += [f"{indent}why: {reason}" for reason in item.reasons]
+    return lines
 
 
 def resolution_as_html(resolution: Resolution) -> str:
@@ -86,7 +93,3 @@ def dump(data: dict[str, Any], output: str) -> None:
         import yaml
 
         click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
-
-
-def _interactive() -> bool:
-    return sys.stdout.isatty()

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from deppy.cli.exit_codes import EXIT_INPUT_ERROR
+from deppy.cli.exit_codes import EXIT_INPUT_ERROR, reader_gone
 from deppy.errors import DeppyError
 
 
@@ -32,6 +32,8 @@ class DeppyGroup(click.Group):
         except DeppyError as error:
             click.echo(f"deppy: error: {error}", err=True)
             ctx.exit(EXIT_INPUT_ERROR)
+        except BrokenPipeError:  # `deppy … | head`: not a failure (click would exit 1)
+            reader_gone()
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:

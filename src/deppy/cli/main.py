@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from deppy.cli.exit_codes import EXIT_INPUT_ERROR, EXIT_UNRESOLVABLE
+from deppy.cli.exit_codes import EXIT_INPUT_ERROR, EXIT_UNRESOLVABLE, reader_gone
 
 if TYPE_CHECKING:
     from deppy.cli.group import CommandGroup, DeppyGroup, cli, register_commands
@@ -40,11 +40,21 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    from deppy.cli.quick import answer
+    try:
+        from deppy.cli.quick import answer
 
-    code = answer(sys.argv[1:])
-    if code is not None:
-        raise SystemExit(code)
-    from deppy.cli.group import cli
+        code = answer(sys.argv[1:])
+        if code is None:
+            from deppy.cli.group import cli
 
-    cli()
+            cli()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone()
+    except SystemExit:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            reader_gone()
+        raise
+    raise SystemExit(code)

@@ -14,6 +14,7 @@ from deppy.cli.workflow_options import (
     cluster_options,
     output_option,
 )
+from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
 from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 
@@ -95,7 +96,7 @@ def _channel_lines(found: ChannelUpdates, indent: str) -> list[str]:
     else:
         steps = len(found.path) - 1
         plural = "step" if steps == 1 else "steps"
-        path = " -> ".join(str(b.version) for b in found.path)
+        path = path_text([str(b.version) for b in found.path], count=False)
         lines.append(f"{indent}newest {newest.version} in {steps} {plural}: {path}")
         passing = found.blocked_steps()
         if passing:

@@ -4,17 +4,19 @@ each one spells ``--catalog``, the cluster versions and ``-o`` the same way as `
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 from deppy.catalog.catalog_set import BundleSource
+from deppy.cli.text_table import columns
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_catalog, parse_version
 from deppy.workflows.catalog_loading import Report, load_catalogs
 
 F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["columns"]  # re-exported: commands import the table helper from here too
 
 
 def catalog_option(function: F) -> F:
@@ -72,13 +74,3 @@ def stderr(*, quiet: bool) -> Report | None:
 
 def interactive() -> bool:
     return sys.stdout.isatty()
-
-
-def columns(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
-    """Plain aligned columns: byte-identical output whatever the terminal (the last column is
-    not padded)."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
-    return [
-        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
-        for row in [header, *rows]
-    ]

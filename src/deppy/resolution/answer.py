@@ -27,10 +27,14 @@ class SelectedBundle:
     path: tuple[str, ...]
     reasons: tuple[str, ...]
     source: Bundle | None = field(default=None, compare=False, repr=False)
+    path_versions: tuple[str, ...] = ()  # the versions along ``path``
 
     def action_text(self) -> str:
+        """``upgrade 0.9.0 → 0.9.2``; a long path keeps its ends: ``upgrade 0.9.0 → … → 0.9.4,
+        4 steps`` (``path`` and JSON have every step)."""
         if self.action == "upgrade":
-            return f"upgrade from {self.from_version} via {' -> '.join(self.path)}"
+            versions = self.path_versions or (self.from_version or "?", self.version)
+            return f"upgrade {path_text(versions)}"
         return self.action
 
     def as_dict(self) -> dict[str, Any]:
@@ -44,8 +48,21 @@ class SelectedBundle:
             "action": self.action,
             "from": self.from_version,
             "path": list(self.path),
+            "pathVersions": list(self.path_versions),
             "reasons": list(self.reasons),
         }
+
+
+SHOWN_STEPS = 3
+
+
+def path_text(versions: Sequence[str], *, count: bool = True) -> str:
+    """Versions along an upgrade path, with the middle left out past three steps (and then,
+    with ``count``, how many steps there are)."""
+    steps = len(versions) - 1
+    if steps <= SHOWN_STEPS:
+        return " → ".join(versions)
+    return f"{versions[0]} → … → {versions[-1]}" + (f", {steps} steps" if count else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,12 +160,15 @@ def _entry(
     assert bundle is not None
     action, from_version = "install", None
     path: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
     if installed is not None:
         if bundle.version == installed.version:
             action = "keep"
         else:
             action, from_version = "upgrade", str(installed.version)
-            path = tuple(upgrade_path(installed, bundle, context))
+            steps = upgrade_path(installed, bundle, context)
+            path = tuple(name for name, _ in steps)
+            versions = tuple(str(version) for _, version in steps)
         channel = channel or installed.channel
     elif any(i.package == bundle.package for i in context.request.installed):
         action = "replace"
@@ -164,6 +184,7 @@ def _entry(
         path=path,
         reasons=tuple(dict.fromkeys(reasons)),
         source=bundle,
+        path_versions=versions,
     )
 
 

@@ -129,10 +129,13 @@ def upgrade_candidates(
 
 def upgrade_path(
     installed: InstalledBundle, target: Bundle, context: ResolutionContext
-) -> list[str]:
-    """Bundle names from the installed one to ``target``, step by step (both included)."""
+) -> list[tuple[str, Version]]:
+    """Bundle names and versions from the installed one to ``target``, step by step (both
+    included)."""
     location = locate_installed(installed, context)
     built = _graph(location, context)
     if built is None:
         return []
-    return built[0].path(location.bundle.name, target.name)
+    graph, members = built
+    members = {**members, location.bundle.name: location.bundle}
+    return [(name, members[name].version) for name in graph.path(location.bundle.name, target.name)]

@@ -1,0 +1,65 @@
+"""The CLI as people read it: tables that fit, quiet pipes, one vocabulary (issue 10)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.olm_builders import bundle, channel, entry, package, simple_package, write_catalog
+from tests.workflow_helpers import run as cli
+
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+
+
+def table_catalog(tmp_path: Path) -> str:
+    versions = [f"0.9.{n}" for n in range(6)]
+    entries = [
+        entry(f"op.v{v}", f"op.v{versions[n - 1]}" if n else None) for n, v in enumerate(versions)
+    ]
+    bundles = [bundle("op", v) for v in versions]
+    bundles[-1]["image"] = f"quay.io/example/op-bundle@{DIGEST}"
+    bundles[0]["image"] = ""
+    return str(
+        write_catalog(tmp_path / "c", [package("op"), channel("op", "stable", *entries), *bundles])
+    )
+
+
+def test_the_answer_table_shortens_paths_and_digests_and_marks_no_image(tmp_path: Path) -> None:
+    catalog = table_catalog(tmp_path)
+    code, out, err = cli("resolve", "--catalog", catalog, "--installed", "op@0.9.0")
+    assert code == 0, err
+    header, row = out.splitlines()[1:3]
+    assert header.split() == [
+        "#",
+        "package",
+        "version",
+        "channel",
+        "catalog",
+        "action",
+        "bundle",
+        "image",
+    ]
+    assert "upgrade 0.9.0 → … → 0.9.5, 5 steps" in row
+    assert row.endswith("quay.io/example/op-bundle@sha256:0123456789ab…")
+    code, out, err = cli("resolve", "--catalog", catalog, "--require", "op@0.9.0")
+    assert code == 0, err
+    assert out.splitlines()[2].endswith("install  —")
+    code, out, _ = cli("resolve", "--catalog", catalog, "--installed", "op@0.9.0", "-o", "json")
+    assert f'"image": "quay.io/example/op-bundle@{DIGEST}"' in out, "JSON keeps it whole"
+
+
+def test_output_into_a_closed_pipe_ends_quietly_with_exit_0(tmp_path: Path) -> None:
+    # more than a pipe holds (64 KiB), so deppy is still writing when head has gone
+    versions = [f"1.{n}.0" for n in range(1200)]
+    catalog = write_catalog(tmp_path / "big", simple_package("op", *versions))
+    problem = tmp_path / "p.json"
+    problem.write_text(json.dumps([{"id": f"v{n:06d}", "constraints": None} for n in range(20000)]))
+    deppy = Path(sys.executable).parent / "deppy"
+    for args in (f"show op --catalog {catalog}", f"solve {problem} -o json"):
+        shell = f"{deppy} {args} | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}"
+        env = {"PATH": "/usr/bin:/bin", "DEPPY_HOME": str(tmp_path / "home")}
+        done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, env=env)
+        assert done.stdout.strip() == "0", done.stderr
+        assert done.stderr == "", done.stderr
