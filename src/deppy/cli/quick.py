@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing and pathlib cost milliseconds `deppy --version` need not pay
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
 
 
 def answer(args: Sequence[str]) -> int | None:
@@ -28,6 +31,8 @@ def answer(args: Sequence[str]) -> int | None:
 
 
 def _solve(args: Sequence[str]) -> int | None:
+    from pathlib import Path
+
     files: list[Path] = []
     output, timeout = "text", None
     rest = list(args)
