@@ -38,6 +38,7 @@ test: lint typecheck unit
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py
+	$(BIN)/python benchmarks/startup.py
 
 lock: $(UV)  ## after changing dependencies in pyproject.toml
 	$(UV) lock
