@@ -63,3 +63,44 @@ def test_output_into_a_closed_pipe_ends_quietly_with_exit_0(tmp_path: Path) -> N
         done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, env=env)
         assert done.stdout.strip() == "0", done.stderr
         assert done.stderr == "", done.stderr
+
+
+def screen_of(tmp_path: Path, objs: list[dict[str, object]], *require: str) -> list[str]:
+    catalog = str(write_catalog(tmp_path / "screen", objs))
+    args = [a for r in require for a in ("--require", r)]
+    code, out, _ = cli("resolve", "--catalog", catalog, *args)
+    assert code == 1
+    code, data, _ = cli("resolve", "--catalog", catalog, *args, "-o", "json", "-v")
+    assert len(json.loads(data)["explanation"]["constraints"]) <= 5, "a small core"
+    lines = out.splitlines()
+    assert len(lines) <= 10 and max(map(len, lines)) <= 100, out
+    return lines
+
+
+def test_a_small_conflict_fits_a_screen_and_names_every_cause(tmp_path: Path) -> None:
+    def api_provider(name: str) -> list[dict[str, object]]:
+        widget = {
+            "type": "olm.gvk",
+            "value": {"group": "example.com", "version": "v1", "kind": "Widget"},
+        }
+        return [
+            package(name),
+            channel(name, "stable", f"{name}.v1.0.0"),
+            bundle(name, "1.0.0", widget),
+        ]
+
+    lines = screen_of(tmp_path, [*api_provider("alpha"), *api_provider("beta")], "alpha", "beta")
+    assert any("API Widget (example.com/v1)" in line for line in lines)
+    objs = simple_package("op", "1.0.0", "1.1.0", "1.2.0")
+    lines = screen_of(tmp_path, objs, "op@1.0.0", "op@>=1.1.0")
+    assert (
+        "  - only one bundle per package: op 1.2.0 … 1.0.0 (3) cannot be installed together"
+        in lines
+    )
+    assert "  - the requirement op >=1.1.0 matches only op 1.2.0, 1.1.0" in lines, "newest first"
+    assert lines[-1].startswith("(-v for the long form")
+    catalog = str(write_catalog(tmp_path / "screen", objs))
+    _, out, _ = cli(
+        "resolve", "--catalog", catalog, "--require", "op@1.0.0", "--require", "op@1.1.0", "-v"
+    )
+    assert "Solver constraints in the minimal conflict:" in out and "Requested:" in out

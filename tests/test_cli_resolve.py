@@ -148,11 +148,13 @@ def test_unresolvable_json_has_an_explanation_without_solver_ids() -> None:
 def test_unresolvable_text_names_packages_and_a_way_out() -> None:
     code, out, _ = run(*CATALOGS, "--require", "webapp", "--source", "apps")
     assert code == 1
-    assert out.startswith("Cannot resolve required package webapp\n")
-    assert "needs package db" in out and "no catalog (apps) contains package db" in out
-    assert "What would make it work:" in out
+    assert out.startswith("Cannot resolve required package webapp\nWhy:\n")
+    assert "  - webapp 1.2.0 needs db >=2.0.0 <3.0.0: in no catalog (apps)\n" in out
     assert "add a catalog that contains package db (searched: apps)" in out
     assert "apps/webapp/" not in out
+    code, out, _ = run(*CATALOGS, "--require", "webapp", "--source", "apps", "-v")
+    assert "needs package db" in out and "no catalog (apps) contains package db" in out
+    assert "What would make it work:" in out
 
 
 def test_cluster_versions_and_restrictions_from_options() -> None:

@@ -615,7 +615,7 @@ def test_package_uniqueness(make: MakeCatalog) -> None:
     resolution = run(catalog, ["a", "b"])
     text = why_not(resolution)
     assert "one-per-package" in cause_kinds(resolution)
-    assert "only one bundle of package dep can be installed" in text
+    assert "only one bundle per package: dep " in text
     assert "a 1.0.0 needs package dep 1.0.0" in text
     assert "b 1.0.0 needs package dep 2.0.0" in text
 
@@ -809,5 +809,5 @@ def test_explanation_suggests_an_alternative_that_resolves(make: MakeCatalog) ->
     resolution = run(catalog, ["app@2.0.0"])
     assert resolution.explanation is not None
     suggestion = resolution.explanation.suggestions[0]
-    assert suggestion.text.startswith("app 1.0.0 resolves")
+    assert suggestion.text.startswith("require 'app@1.0.0' instead")
     assert picked(run(catalog, ["app@1.0.0"])) == {"app": "1.0.0"}

@@ -9,7 +9,7 @@ import click
 import orjson
 
 from deppy.cli.text_table import cell, columns, short_image
-from deppy.explain import explanation_as_text
+from deppy.explain import explanation_as_short_text, explanation_as_text
 from deppy.resolution.answer import Resolution, SelectedBundle
 
 
@@ -25,7 +25,10 @@ def render(resolution: Resolution, output: str, *, verbose: bool = False) -> Non
         click.echo(resolution_as_html(resolution))
         return
     if resolution.explanation is not None:
-        click.echo(explanation_as_text(resolution.explanation, verbose=verbose))
+        if verbose:
+            click.echo(explanation_as_text(resolution.explanation, verbose=True))
+        else:
+            click.echo(explanation_as_short_text(resolution.explanation))
         return
     assert resolution.selection is not None
     click.echo("\n".join(selection_lines(resolution.selection)))
