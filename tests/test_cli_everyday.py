@@ -104,3 +104,51 @@ def test_a_small_conflict_fits_a_screen_and_names_every_cause(tmp_path: Path) ->
         "resolve", "--catalog", catalog, "--require", "op@1.0.0", "--require", "op@1.1.0", "-v"
     )
     assert "Solver constraints in the minimal conflict:" in out and "Requested:" in out
+
+
+TRICKY = Path(__file__).resolve().parent / "data" / "store" / "tricky"
+APPS = Path(__file__).resolve().parent / "data" / "olm" / "cli" / "apps"
+
+
+def test_load_problems_are_listed_once_then_one_line_and_quiet_with_q() -> None:
+    code, _, err = cli("catalog", "add", "tricky", str(TRICKY))
+    assert code == 0 and err.startswith("deppy: warning: catalog tricky: skipped 3 invalid")
+    problem = (
+        "deppy: warning: catalog tricky: 3 invalid objects skipped: deppy catalog problems tricky"
+    )
+    for args in (("resolve", "--require", "beta"), ("show", "beta"), ("search", "beta")):
+        code, out, err = cli(*args)
+        assert code == 0, err
+        assert err.splitlines()[0] == problem, args
+        assert not any("percona" in line or line.startswith("  ") for line in err.splitlines())
+        code, out, err = cli(*args, "-q")
+        assert (code, err) == (0, ""), args
+    code, out, _ = cli("catalog", "problems", "tricky")
+    assert code == 1 and len(out.splitlines()) == 3 and "alpha.broken" in out
+    code, out, _ = cli("catalog", "problems", str(TRICKY), "-o", "json")
+    assert code == 1 and len(json.loads(out)["problems"]) == 3
+    code, out, _ = cli("catalog", "problems", "nothing-here")
+    assert code == 2
+
+
+def test_one_vocabulary_catalog_names_sources_and_outputs(tmp_path: Path) -> None:
+    cli("catalog", "add", "tricky", str(TRICKY))
+    cli("catalog", "add", "apps", str(APPS))
+    # --catalog takes a stored catalog's name wherever it takes a path
+    code, out, _ = cli("resolve", "--catalog", "tricky", "--require", "beta", "-o", "json")
+    assert code == 0 and {s["catalog"] for s in json.loads(out)["selection"]} == {"tricky"}
+    code, out, _ = cli("show", "webapp", "--catalog", "apps", "-o", "yaml")
+    assert code == 0 and out.startswith("package: webapp\ncatalogs:\n- catalog: apps\n")
+    # --source wherever catalogs are used
+    assert cli("show", "webapp", "--source", "tricky")[0] == 2
+    assert cli("search", "webapp", "--source", "apps", "-o", "name")[1] == "webapp\n"
+    assert cli("upgrades", "--installed", "webapp@1.0.0", "--source", "apps", "-o", "yaml")[0] == 0
+    # -o name for lists, -o yaml wherever there is -o json
+    assert sorted(cli("catalog", "list", "-o", "name")[1].split()) == ["apps", "tricky"]
+    for args in (
+        ("catalog", "list"),
+        ("catalog", "check", "apps"),
+        ("catalog", "problems", "apps"),
+    ):
+        code, out, _ = cli(*args, "-o", "yaml")
+        assert out and not out.startswith("{"), args

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import click
-import orjson
 
+from deppy.cli.data_output import dump
 from deppy.cli.text_table import cell, columns, short_image
 from deppy.explain import explanation_as_short_text, explanation_as_text
 from deppy.resolution.answer import Resolution, SelectedBundle
+
+__all__ = ["dump", "render", "resolution_as_html", "selection_lines"]  # dump: for older callers
 
 
 def render(resolution: Resolution, output: str, *, verbose: bool = False) -> None:
@@ -86,13 +87,3 @@ def resolution_as_html(resolution: Resolution) -> str:
         explanation=resolution.explanation,
         warnings=resolution.warnings,
     )
-
-
-def dump(data: dict[str, Any], output: str) -> None:
-    """JSON (indented) or YAML, keys in the answer's own order."""
-    if output == "json":
-        click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
-    else:
-        import yaml
-
-        click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from deppy.cli.data_output import SETTINGS
 from deppy.cli.exit_codes import EXIT_INPUT_ERROR, reader_gone
 from deppy.errors import DeppyError
 
@@ -27,6 +28,7 @@ class DeppyGroup(click.Group):
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        SETTINGS.quiet = False  # each run starts loud (tests run many in one process)
         try:
             return super().invoke(ctx)
         except DeppyError as error:

@@ -11,7 +11,15 @@ import click
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import dump, render
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
-from deppy.cli.workflow_options import cluster_facts, output_option, stderr
+from deppy.cli.workflow_options import (
+    CATALOG_HELP,
+    cluster_facts,
+    output_option,
+    quiet_option,
+    source_option,
+    stderr,
+    warn,
+)
 from deppy.errors import InputError
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
@@ -49,8 +57,8 @@ Examples:
     "--catalog",
     "catalogs",
     multiple=True,
-    metavar="PATH[=NAME[:PRIORITY]]",
-    help="A File-Based Catalog directory (repeatable).",
+    metavar="PATH[=NAME[:PRIORITY]]|NAME",
+    help=CATALOG_HELP,
 )
 @click.option(
     "--require", "required", multiple=True, metavar="SPEC", help="A package you want (repeatable)."
@@ -69,13 +77,7 @@ Examples:
     metavar="TYPE=VALUE",
     help="Exclude bundles having this property value (repeatable).",
 )
-@click.option(
-    "--source",
-    "sources",
-    multiple=True,
-    metavar="NAME",
-    help="Only use these catalogs (repeatable).",
-)
+@source_option
 @click.option("--ocp-version", help="The cluster's OpenShift version (e.g. 4.18).")
 @click.option("--kube-version", help="The cluster's Kubernetes version (e.g. 1.31.0).")
 @click.option(
@@ -85,7 +87,8 @@ Examples:
     type=click.Path(path_type=Path),
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
 )
-@output_option("table", "json", "yaml", "html")
+@output_option("text", "json", "yaml", "html", "table")
+@quiet_option
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -155,7 +158,8 @@ def resolve_cmd(
     if not request.required and not request.installed:
         raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
     pipeline = check_pipeline(pipeline_file)
-    catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=output != "table"))
+    text = output in ("text", "table")
+    catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=not text))
     if dry_run_next is not None:
         from deppy.workflows.whatif import parse_next
 
@@ -175,9 +179,9 @@ def resolve_cmd(
         ) from None
     elapsed = time.perf_counter() - started
     for warning in resolution.warnings:
-        click.echo(f"deppy: warning: {warning}", err=True)
+        warn(warning)
     render(resolution, output, verbose=verbose)
-    if output == "table" and os.environ.get("DEPPY_TIMING"):
+    if text and os.environ.get("DEPPY_TIMING"):
         click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
     raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
@@ -188,7 +192,7 @@ def dry_run(
     from deppy.workflows.whatif import what_if, whatif_as_text
 
     report = what_if(catalog_set, request, target)
-    if output == "table":
+    if output in ("text", "table"):
         click.echo(whatif_as_text(report))
     else:
         dump(report.as_dict(), output)

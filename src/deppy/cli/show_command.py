@@ -7,7 +7,7 @@ import click
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import catalog_option, catalog_source, columns
+from deppy.cli.workflow_options import catalog_options, catalog_source, columns, dump
 from deppy.errors import InputError
 from deppy.workflows.catalog_loading import unknown_package
 from deppy.workflows.graph import ChannelGraph, channel_graph, graph_as_dot, graph_as_text
@@ -18,8 +18,16 @@ DESCRIPTION_WIDTH = 100
 
 @cli.command("show")
 @click.argument("package")
-@catalog_option
+@catalog_options
 @click.option("--channel", help="Show only this channel's upgrade graph.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json", "yaml"]),
+    default="text",
+    show_default=True,
+    help="text for people; json/yaml: channels, versions and upgrade edges as data.",
+)
 @click.option(
     "--graph",
     "graph_format",
@@ -30,11 +38,17 @@ DESCRIPTION_WIDTH = 100
     "graphs, as Graphviz DOT (deppy show P --graph dot | dot -Tsvg > p.svg).",
 )
 def show_cmd(
-    package: str, catalogs: tuple[str, ...], channel: str | None, graph_format: str
+    package: str,
+    catalogs: tuple[str, ...],
+    sources: tuple[str, ...],
+    channel: str | None,
+    output: str,
+    graph_format: str,
 ) -> None:
     """Show a package: channels, default channel, versions, deprecations, dependencies,
     provided APIs and each channel's upgrade graph."""
-    source = catalog_source(catalogs, quiet=graph_format == "dot")
+    quiet = graph_format == "dot" or output != "text"
+    source = catalog_source(catalogs, quiet=quiet, sources=sources)
     found = source.catalogs_with(package)
     if not found:
         raise unknown_package(source, package, f"package {package!r}")
@@ -54,6 +68,12 @@ def show_cmd(
         )
     if graph_format == "dot":
         click.echo(graph_as_dot(graphs, package))
+        return
+    if output != "text":
+        dump(
+            {"package": package, "catalogs": [_as_data(source, c, package, graphs) for c in found]},
+            output,
+        )
         return
     for n, catalog in enumerate(found):
         if n:
@@ -99,6 +119,43 @@ def _describe(
     for graph in graphs:
         lines += ["  " + line for line in graph_as_text(graph)]
     return lines
+
+
+def _as_data(
+    source: BundleSource, catalog: str, package: str, graphs: list[ChannelGraph]
+) -> dict[str, object]:
+    meta = source.package(catalog, package)
+    bundles = sorted(
+        (b for b in source.bundles_of(package) if b.catalog == catalog),
+        key=lambda b: (b.version, b.name),
+        reverse=True,
+    )
+    ours = [g for g in graphs if g.catalog == catalog]
+    return {
+        "catalog": catalog,
+        "defaultChannel": meta.default_channel if meta else None,
+        "channels": [
+            {
+                "name": g.name,
+                "heads": list(g.heads),
+                "deprecated": g.deprecated,
+                "bundles": [b.name for b in g.bundles],
+                "edges": [{"from": e.source, "to": e.target, "kind": e.kind} for e in g.edges],
+            }
+            for g in ours
+        ],
+        "versions": [
+            dict(
+                zip(
+                    ("version", "bundle", "channels", "limits", "needs"),
+                    _version_row(b, ours),
+                    strict=True,
+                )
+            )
+            | {"image": b.image}
+            for b in bundles
+        ],
+    }
 
 
 def _count(bundles: int) -> str:

@@ -4,15 +4,16 @@ there."""
 from __future__ import annotations
 
 import click
-import orjson
 
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import (
-    catalog_option,
+    catalog_options,
     catalog_source,
     cluster_facts,
     cluster_options,
+    dump,
     output_option,
+    warn,
 )
 from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
@@ -30,12 +31,13 @@ SHOWN_UPDATES = 10
     metavar="SPEC",
     help="PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME] (repeatable).",
 )
-@catalog_option
+@catalog_options
 @cluster_options
-@output_option("text", "json")
+@output_option("text", "json", "yaml")
 def upgrades_cmd(
     installed: tuple[str, ...],
     catalogs: tuple[str, ...],
+    sources: tuple[str, ...],
     ocp_version: str | None,
     kube_version: str | None,
     output: str,
@@ -49,13 +51,12 @@ def upgrades_cmd(
     """
     specs = [parse_installed(spec) for spec in installed]
     cluster = cluster_facts(ocp_version, kube_version)
-    source = catalog_source(catalogs, quiet=output != "text")
+    source = catalog_source(catalogs, quiet=output != "text", sources=sources)
     reports, warnings = upgrade_reports(source, specs, cluster)
     for warning in warnings:
-        click.echo(f"deppy: warning: {warning}", err=True)
-    if output == "json":
-        data = [r.as_dict() for r in reports]
-        click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+        warn(warning)
+    if output != "text":
+        dump([r.as_dict() for r in reports], output)
         return
     for n, report in enumerate(reports):
         if n:

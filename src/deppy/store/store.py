@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deppy.catalog.model import Bundle, Catalog, Channel, Deprecation, Package
+from deppy.catalog.model import Bundle, Catalog, Channel, Deprecation, LoadProblem, Package
 from deppy.errors import InputError
 from deppy.store.codec import decode_bundle, decode_others, decode_package, decode_problems
 from deppy.store.location import database_path
@@ -92,6 +92,26 @@ class Store:
                 return _materialise(conn, name)
         finally:
             conn.close()
+
+    def problems(self, name: str) -> tuple[LoadProblem, ...]:
+        """The invalid objects skipped when the catalog was added or last refreshed."""
+        conn = open_for_reading(self.path)
+        row = None
+        if conn is not None:
+            try:
+                with translated_errors(self.path):
+                    row = conn.execute(
+                        "SELECT problem_list FROM catalog WHERE name = ?", (name,)
+                    ).fetchone()
+            finally:
+                conn.close()
+        if row is None:
+            raise InputError(
+                f"catalog {name!r}",
+                "no stored catalog has this name",
+                "see 'deppy catalog list', or give a catalog directory",
+            )
+        return decode_problems(row[0])
 
     # -- writing -----------------------------------------------------------------------------
     def add(self, catalog: Catalog, *, progress: Progress | None = None) -> StoredCatalog:

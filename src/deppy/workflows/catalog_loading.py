@@ -40,13 +40,19 @@ def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> 
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid.
 
     With no spec, the stored catalogs (``deppy catalog add``) with their priorities; only when
-    the store is empty, the embedded example catalog — and ``report`` hears that too.
+    the store is empty, the embedded example catalog — and ``report`` hears that too. A spec
+    that is no path on disk but a stored catalog's name means that stored catalog.
     """
     if not specs:
         from deppy.store import Store
 
-        stored = Store().source()
+        store = Store()
+        stored = store.source()
         if stored is not None:
+            if report is not None:  # listed when added or refreshed; now one line each
+                for summary in store.list():
+                    if summary.problems:
+                        report(problems_line(summary.name, summary.problems, summary.name))
             return stored
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
         if report is not None:
@@ -54,31 +60,73 @@ def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> 
                 "deppy: no --catalog given and no stored catalogs (see 'deppy catalog add'); "
                 "using the embedded example catalog"
             )
+    stored_names = [s.path for s in specs if _stored_name(s)]
+    if stored_names and len(stored_names) == len(specs):
+        from deppy.store import Store
+
+        store = Store()
+        source = store.source(stored_names)  # the store reads only what is asked: fast
+        if source is not None:
+            if report is not None:
+                for summary in store.list():
+                    if summary.problems and summary.name in stored_names:
+                        report(problems_line(summary.name, summary.problems, summary.name))
+            return source
     from deppy.catalog.bundle_tree import load_any_catalog
     from deppy.catalog.catalog_set import CatalogSet
 
     catalogs: list[Catalog] = []
     for spec in specs:
+        if spec.path in stored_names:  # beside catalog directories: the whole stored catalog
+            from deppy.store import Store
+
+            catalogs.append(Store().load_catalog(spec.path))
+            continue
         catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
         if report is not None:
-            report_problems(catalog, report)
+            report_problems(catalog, report, listed=False, where=spec.path)
         catalogs.append(catalog)
     return CatalogSet(catalogs)
 
 
-def report_problems(catalog: Catalog, report: Report) -> None:
-    """The objects a load skipped: a count and the first few; an empty catalog in one line."""
+def _stored_name(spec: CatalogSpec) -> bool:
+    """``--catalog NAME``: a word that is no path on disk names a stored catalog."""
+    if spec.name is not None or spec.priority or Path(spec.path).exists():
+        return False
+    from deppy.store import Store
+
+    return Store().find(spec.path) is not None
+
+
+def problems_line(name: str, count: int, where: str) -> str:
+    """The one line a command prints for a catalog whose invalid objects were skipped."""
+    objects = "object" if count == 1 else "objects"
+    return (
+        f"deppy: warning: catalog {name}: {count} invalid {objects} skipped: "
+        f"deppy catalog problems {where}"
+    )
+
+
+def report_problems(
+    catalog: Catalog, report: Report, *, listed: bool = True, where: str | None = None
+) -> None:
+    """The objects a load skipped: when a catalog is added or refreshed (``listed``), a count
+    and the first few; otherwise one line naming the command that lists them (``where`` is
+    the catalog's name or path for that command). An empty catalog is said in one line."""
     if not catalog.bundles and not catalog.problems:
         report(f"deppy: warning: catalog {catalog.name}: no packages (loaded as empty)")
     if not catalog.problems:
         return
-    report(
-        f"deppy: warning: catalog {catalog.name}: skipped {len(catalog.problems)} invalid objects:"
-    )
+    count = len(catalog.problems)
+    if not listed:
+        report(problems_line(catalog.name, count, where or catalog.name))
+        return
+    report(f"deppy: warning: catalog {catalog.name}: skipped {count} invalid objects:")
     for problem in catalog.problems[:SHOWN_PROBLEMS]:
         report(f"  {problem}")
-    if len(catalog.problems) > SHOWN_PROBLEMS:
-        report(f"  … and {len(catalog.problems) - SHOWN_PROBLEMS} more")
+    if count > SHOWN_PROBLEMS:
+        more = count - SHOWN_PROBLEMS
+        report(f"  … and {more} more: deppy catalog problems {where or catalog.name}")
 
 
 def unknown_package(source: BundleSource, package: str, where: str) -> InputError:
