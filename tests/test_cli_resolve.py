@@ -6,8 +6,10 @@ webapp needs package db and the API Queue (broker); legacy needs an API nothing 
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -321,9 +323,16 @@ def test_nothing_to_resolve_is_a_usage_error() -> None:
     assert "nothing to resolve" in err and "Traceback" not in err
 
 
-def test_html_report_for_an_answer_and_for_a_failure() -> None:
+def test_html_report_for_an_answer_and_for_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     code, page, _ = run("-f", str(REQUEST), "-o", "html")
     assert code == 0
+    # what a reader needs to reproduce it: request, catalogs, cluster, time, deppy's version
+    assert "<dt>request</dt><dd>require webapp &gt;= 1.0.0 in channel stable;" in page
+    assert re.search(r"<dt>catalog apps</dt><dd>sha256:[0-9a-f]{64}</dd>", page)
+    assert "<dt>cluster</dt><dd>OpenShift 4.18, Kubernetes 1.31.0</dd>" in page
+    assert "<dt>time</dt><dd>2023-11-14T22:13:20Z (SOURCE_DATE_EPOCH)</dd>" in page
+    assert f"<dt>deppy</dt><dd>{importlib.metadata.version('deppy')}</dd>" in page
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "<th>action</th>" in page and "upgrade 2.0.0 → 2.1.0" in page
     assert run("-f", str(REQUEST), "-o", "html")[1] == page, "same input, same bytes"

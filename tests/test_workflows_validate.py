@@ -86,6 +86,11 @@ def test_what_cannot_be_installed_is_explained(
     texts = [c.text for c in resolution.explanation.causes if c.kind == "missing"]
     assert len(texts) == 1 and missing in texts[0]
     assert texts[0].startswith(f"{package} {version} needs ")
+    # advice for the bundle's author: what to change in the bundle, not in a request
+    advice = [s.text for s in resolution.explanation.suggestions]
+    assert advice and all("require '" not in a and "drop the requirement" not in a for a in advice)
+    assert any("metadata/dependencies.yaml" in a for a in advice), advice
+    assert all(s.change["kind"] == "edit-bundle" for s in resolution.explanation.suggestions)
 
 
 def test_cluster_versions_apply_to_the_bundle(community: CatalogSet) -> None:
@@ -93,6 +98,8 @@ def test_cluster_versions_apply_to_the_bundle(community: CatalogSet) -> None:
     resolution = validate(community, "kuadrant-operator", "0.11.1", kube_version="1.18.0")
     assert resolution.explanation is not None
     assert any(c.kind == "kubernetes" for c in resolution.explanation.causes)
+    [advice] = resolution.explanation.suggestions
+    assert "lower the CSV's spec.minKubeVersion" in advice.text
 
 
 def test_cli_prints_the_verdict_and_the_install_order() -> None:

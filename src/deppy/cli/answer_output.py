@@ -14,7 +14,14 @@ from deppy.resolution.answer import Resolution, SelectedBundle
 __all__ = ["dump", "render", "resolution_as_html", "selection_lines"]  # dump: for older callers
 
 
-def render(resolution: Resolution, output: str, *, verbose: bool = False) -> None:
+def render(
+    resolution: Resolution,
+    output: str,
+    *,
+    verbose: bool = False,
+    facts: Sequence[tuple[str, str]] = (),
+) -> None:
+    """``facts`` head the HTML report (request, catalogs, cluster, time, deppy)."""
     if output in ("json", "yaml"):
         data = resolution.as_dict()
         if not verbose and "explanation" in data:
@@ -23,7 +30,7 @@ def render(resolution: Resolution, output: str, *, verbose: bool = False) -> Non
         dump(data, output)
         return
     if output == "html":
-        click.echo(resolution_as_html(resolution))
+        click.echo(resolution_as_html(resolution, facts))
         return
     if resolution.explanation is not None:
         if verbose:
@@ -60,7 +67,7 @@ def selection_lines(selection: Sequence[SelectedBundle]) -> list[str]:
     return lines
 
 
-def resolution_as_html(resolution: Resolution) -> str:
+def resolution_as_html(resolution: Resolution, facts: Sequence[tuple[str, str]] = ()) -> str:
     """The answer as a standalone page (``-o html``)."""
     from deppy.explain.html_page import html_page
 
@@ -86,4 +93,5 @@ def resolution_as_html(resolution: Resolution) -> str:
         rows=rows,
         explanation=resolution.explanation,
         warnings=resolution.warnings,
+        facts=facts,
     )

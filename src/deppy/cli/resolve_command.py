@@ -31,6 +31,7 @@ from deppy.resolution.request_parsing import (
 )
 from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_loading import load_catalogs
+from deppy.workflows.report_facts import report_facts
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -180,7 +181,8 @@ def resolve_cmd(
     elapsed = time.perf_counter() - started
     for warning in resolution.warnings:
         warn(warning)
-    render(resolution, output, verbose=verbose)
+    facts = report_facts(request, catalog_set) if output == "html" else ()
+    render(resolution, output, verbose=verbose, facts=facts)
     if text and os.environ.get("DEPPY_TIMING"):
         click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
     raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
