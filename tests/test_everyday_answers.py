@@ -7,6 +7,9 @@ import json
 import re
 from pathlib import Path
 
+from deppy.catalog.catalog_set import CatalogSet
+from deppy.resolution.request import ResolutionRequest
+from deppy.resolution.request_parsing import parse_installed
 from tests.olm_builders import (
     Obj,
     bundle,
@@ -234,3 +237,47 @@ def test_invalid_channels_are_warned_about_and_listed_by_catalog_check(tmp_path:
     ]
     code, out, _ = cli("catalog", "check", catalog)
     assert "Invalid channels (3; opm validate fails):" in out
+
+
+def test_one_step_moves_an_installed_bundle_one_edge_as_olm_v0(tmp_path: Path) -> None:
+    catalog = make_catalog(tmp_path, simple_package("op", "1.0.0", "1.1.0", "1.2.0"), name="c")
+    assert item(run(catalog, installed=["op@1.0.0"]), "op").version == "1.2.0"
+    from deppy.resolution.resolver import resolve
+
+    request = ResolutionRequest(installed=(parse_installed("op@1.0.0"),), one_step=True)
+    answer = resolve(CatalogSet([catalog]), request)
+    assert item(answer, "op").version == "1.1.0"
+    code, out, _ = cli(
+        "resolve", "--catalog", str(tmp_path / "c"), "--installed", "op@1.0.0", "--one-step"
+    )
+    assert code == 0 and "upgrade 1.0.0 → 1.1.0" in out
+
+
+def test_documented_semantics_of_skipped_bundles_and_excluding_what_is_installed(
+    tmp_path: Path,
+) -> None:
+    beta = {"type": "olm.label", "value": {"label": "beta"}}
+    objs = [
+        package("op"),
+        channel(
+            "op",
+            "stable",
+            "op.v1.0.0",
+            entry("op.v1.1.0", "op.v1.0.0"),
+            entry("op.v1.2.0", "op.v1.0.0", skips=["op.v1.1.0"]),
+        ),
+        bundle("op", "1.0.0", beta),
+        bundle("op", "1.1.0"),
+        bundle("op", "1.2.0", beta),
+    ]
+    catalog = make_catalog(tmp_path, objs, name="c")
+    # a bundle the head skips stays a candidate for a fresh install
+    assert item(run(catalog, ["op@<1.2.0"]), "op").version == "1.1.0"
+    # --exclude never uninstalls: an excluded installed bundle must move forward ...
+    assert item(run(catalog, installed=["op@1.0.0"], exclude=["olm.label=beta"]), "op").version == (
+        "1.1.0"
+    )
+    # ... and when it cannot, the answer says so and suggests uninstalling it first
+    failed = run(catalog, installed=["op@1.2.0"], exclude=["olm.label=beta"])
+    assert failed.explanation is not None
+    assert "uninstall op 1.2.0 first" in [s.text for s in failed.explanation.suggestions]

@@ -104,10 +104,17 @@ def _order(name: str, versions: dict[str, Version]) -> tuple[int, Version | None
 
 
 def forward_targets(
-    graph: UpgradeGraph, installed: str, installed_version: Version, bundles: dict[str, Bundle]
+    graph: UpgradeGraph,
+    installed: str,
+    installed_version: Version,
+    bundles: dict[str, Bundle],
+    *,
+    one_step: bool = False,
 ) -> list[Bundle]:
-    """Bundles reachable from ``installed`` with a higher version, highest first."""
-    found = [bundles[n] for n in graph.reachable(installed) if n in bundles]
+    """Bundles reachable from ``installed`` with a higher version, highest first; with
+    ``one_step``, only those one edge away (OLM v0 moves one step per resolution)."""
+    reachable = graph.edges.get(installed, ()) if one_step else graph.reachable(installed)
+    found = [bundles[n] for n in reachable if n in bundles]
     newer = [b for b in found if b.version > installed_version]
     newer.sort(key=lambda b: b.name)
     newer.sort(key=lambda b: b.version, reverse=True)

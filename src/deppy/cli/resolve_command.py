@@ -96,7 +96,15 @@ Examples:
     default=None,
     help="Give up after this many seconds.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
+@click.option(
+    "--one-step",
+    is_flag=True,
+    help="Move installed bundles at most one upgrade edge (as OLM v0 does per resolution); "
+    "by default they go to the highest version their channel reaches, path shown.",
+)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="The long explanation, with the solver-level constraints."
+)
 @click.option(
     "--trace",
     "trace",
@@ -135,6 +143,7 @@ def resolve_cmd(
     trace: Path | None,
     pipeline_file: Path | None,
     dry_run_next: str | None,
+    one_step: bool,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -155,6 +164,7 @@ def resolve_cmd(
         ),
         sources=request.sources + sources,
         exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
+        one_step=one_step or request.one_step,
     )
     if not request.required and not request.installed:
         raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")

@@ -124,7 +124,10 @@ def upgrade_candidates(
     if built is None:
         return []
     graph, members = built
-    return forward_targets(graph, location.bundle.name, location.bundle.version, members)
+    one_step = context.request.one_step
+    return forward_targets(
+        graph, location.bundle.name, location.bundle.version, members, one_step=one_step
+    )
 
 
 def upgrade_path(

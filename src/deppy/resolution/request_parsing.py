@@ -208,7 +208,7 @@ API_VERSION = "deppy.io/v1alpha1"
 KIND = "ActiveResolution"
 TOP_FIELDS = ("apiVersion", "kind", "metadata", "spec")
 METADATA_FIELDS = ("name", "namespace", "labels", "annotations")
-SPEC_FIELDS = ("sources", "catalogs", "cluster", "exclude", "constraints")
+SPEC_FIELDS = ("sources", "catalogs", "cluster", "exclude", "constraints", "oneStep")
 CLUSTER_FIELDS = ("openshiftVersion", "kubernetesVersion")
 CATALOG_FIELDS = ("name", "path", "priority")
 EXCLUDE_FIELDS = ("type", "value")
@@ -282,7 +282,12 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
         _exclude_entry(e, f"{where}: spec.exclude[{n}]")
         for n, e in enumerate(_list(spec, "exclude", where))
     )
-    request = ResolutionRequest(tuple(required), tuple(installed), cluster, sources, exclude)
+    one_step = spec.get("oneStep", False)
+    if not isinstance(one_step, bool):
+        raise InputError(f"{where}: spec.oneStep", "expected true or false")
+    request = ResolutionRequest(
+        tuple(required), tuple(installed), cluster, sources, exclude, one_step
+    )
     return request, catalogs
 
 
