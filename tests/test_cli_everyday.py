@@ -152,3 +152,38 @@ def test_one_vocabulary_catalog_names_sources_and_outputs(tmp_path: Path) -> Non
     ):
         code, out, _ = cli(*args, "-o", "yaml")
         assert out and not out.startswith("{"), args
+
+
+def test_a_spinner_shows_on_a_terminal_only_when_loading_is_slow(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    from tests.conftest import shared_path
+
+    community = shared_path("catalogs", "community-operators-prod-v4.18")
+    deppy = str(Path(sys.executable).parent / "deppy")
+    env = {**os.environ, "DEPPY_HOME": str(tmp_path / "home"), "TERM": "xterm"}
+
+    def stderr_on_a_terminal(*args: str) -> str:
+        primary, secondary = pty.openpty()
+        done = subprocess.run(
+            [deppy, *args], stdout=subprocess.DEVNULL, stderr=secondary, env=env, timeout=300
+        )
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        os.close(primary)
+        assert done.returncode in (0, 1)
+        return b"".join(chunks).decode(errors="replace")
+
+    slow = stderr_on_a_terminal("show", "etcd", "--catalog", str(community), "-q")
+    assert "loading catalogs…" in slow
+    quick = stderr_on_a_terminal("show", "op", "--catalog", table_catalog(tmp_path), "-q")
+    assert "loading" not in quick

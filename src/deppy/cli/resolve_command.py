@@ -11,6 +11,7 @@ import click
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import dump, render
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
+from deppy.cli.spinner import spinner
 from deppy.cli.workflow_options import (
     CATALOG_HELP,
     cluster_facts,
@@ -170,7 +171,8 @@ def resolve_cmd(
         raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
     pipeline = check_pipeline(pipeline_file)
     text = output in ("text", "table")
-    catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=not text))
+    with spinner("loading catalogs…"):
+        catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=not text))
     if dry_run_next is not None:
         from deppy.workflows.whatif import parse_next
 
@@ -179,9 +181,10 @@ def resolve_cmd(
         )
     started = time.perf_counter()
     try:
-        resolution = resolve_with_options(
-            catalog_set, request, timeout=timeout, pipeline=pipeline, trace=trace
-        )
+        with spinner("resolving…"):
+            resolution = resolve_with_options(
+                catalog_set, request, timeout=timeout, pipeline=pipeline, trace=trace
+            )
     except SolveTimeout:
         raise InputError(
             f"--timeout {timeout:g}",

@@ -11,6 +11,7 @@ import click
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.data_output import SETTINGS, dump, warn
+from deppy.cli.spinner import spinner
 from deppy.cli.text_table import columns
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_catalog, parse_version
@@ -94,7 +95,9 @@ def catalog_source(
 ) -> BundleSource:
     """The ``--catalog`` catalogs (paths or stored names), else the stored ones; only those
     named by ``--source`` when given."""
-    source = load_catalogs([parse_catalog(spec) for spec in catalogs], report=stderr(quiet=quiet))
+    specs = [parse_catalog(spec) for spec in catalogs]
+    with spinner("loading catalogs…"):
+        source = load_catalogs(specs, report=stderr(quiet=quiet))
     return source.restricted(list(sources)) if sources else source
 
 
