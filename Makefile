@@ -6,21 +6,27 @@ BIN := $(VENV)/bin
 TOOLS := .venv-tools
 UV := $(TOOLS)/bin/uv
 UV_VERSION := 0.13.9
+RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench lock install clean
+.PHONY: run test lint typecheck unit bench lock install clean proto
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet uv==$(UV_VERSION)
 
+# `make run` needs only what deppy itself uses; the tools of `make test` come on top of it.
+$(RUNTIME): pyproject.toml uv.lock | $(UV)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --inexact --python $(PYTHON) --quiet
+	touch $(RUNTIME)
+
 $(STAMP): pyproject.toml uv.lock | $(UV)
 	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --extra dev --python $(PYTHON) --quiet
-	touch $(STAMP)
+	touch $(RUNTIME) $(STAMP)
 
-install: $(STAMP)  ## .venv/bin/deppy, or `source .venv/bin/activate` to have `deppy` on PATH
+install: $(RUNTIME)  ## .venv/bin/deppy, or `source .venv/bin/activate` to have `deppy` on PATH
 
-run: $(STAMP)
+run: $(RUNTIME)
 	$(BIN)/deppy resolve -f src/deppy/data/request.yaml
 
 lint: $(STAMP)
@@ -39,6 +45,10 @@ test: lint typecheck unit
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py
 	$(BIN)/python benchmarks/startup.py
+
+proto: $(STAMP)  ## regenerate deppy/cluster/registry_pb2*.py from registry.proto (grpcio-tools)
+	cd src && ../$(BIN)/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. \
+		--grpc_python_out=. deppy/cluster/registry.proto
 
 lock: $(UV)  ## after changing dependencies in pyproject.toml
 	$(UV) lock

@@ -138,7 +138,9 @@ def test_one_vocabulary_catalog_names_sources_and_outputs(tmp_path: Path) -> Non
     code, out, _ = cli("resolve", "--catalog", "tricky", "--require", "beta", "-o", "json")
     assert code == 0 and {s["catalog"] for s in json.loads(out)["selection"]} == {"tricky"}
     code, out, _ = cli("show", "webapp", "--catalog", "apps", "-o", "yaml")
-    assert code == 0 and out.startswith("package: webapp\ncatalogs:\n- catalog: apps\n")
+    assert code == 0 and out.startswith(
+        "package: webapp\ncatalogs:\n- package: webapp\n  catalog: apps\n"
+    )
     # --source wherever catalogs are used
     assert cli("show", "webapp", "--source", "tricky")[0] == 2
     assert cli("search", "webapp", "--source", "apps", "-o", "name")[1] == "webapp\n"

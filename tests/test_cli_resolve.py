@@ -73,6 +73,8 @@ def test_json_has_the_documented_selection() -> None:
         assert SELECTION_FIELDS | {"reasons"} <= set(item)
         assert isinstance(item["reasons"], list) and item["reasons"]
     selected = by_package(data)
+    properties = selected["db"].pop("properties")  # exactly those the resolution used
+    assert {"type": "olm.package", "value": {"packageName": "db", "version": "2.1.0"}} in properties
     assert selected["db"] == {
         "package": "db",
         "version": "2.1.0",
@@ -267,11 +269,11 @@ def test_missing_catalog_path_is_one_line(tmp_path: Path) -> None:
         ),
         (
             "spec:\n  constraints:\n    - required: {name: webapp, versionRange: '>=1.0.0 <<2'}\n",
-            ["spec.constraints[0].required: version range", "<<2"],
+            ["spec.constraints[0].required.versionRange", "<<2"],
         ),
         (
             'spec:\n  constraints:\n    - \'required("webapp", ">=1.0.0, <2.0.0")\'\n',
-            ["spec.constraints[0].required: version range", ">=1.0.0, <2.0.0"],
+            ["spec.constraints[0].required.versionRange", ">=1.0.0, <2.0.0"],
         ),
         (
             'spec:\n  constraints:\n    - \'required("a", ">=1.0.0", "stable", "x")\'\n',

@@ -746,6 +746,10 @@ def test_answer_fields_and_install_order(make: MakeCatalog) -> None:
         "path": [],
         "pathVersions": [],
         "reasons": ["dependency of mid 1.0.0 (API Base (example.com/v1))"],
+        "properties": [
+            {"type": "olm.package", "value": {"packageName": "base", "version": "1.0.0"}},
+            {"type": "olm.gvk", "value": {"group": "example.com", "version": "v1", "kind": "Base"}},
+        ],
     }
     assert item(resolution, "top").reasons == ("required: top",)
 

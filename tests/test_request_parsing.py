@@ -16,6 +16,7 @@ from deppy.resolution.request_parsing import (
     parse_exclude,
     parse_installed,
     parse_require,
+    request_from_document,
 )
 
 V = Version.parse
@@ -254,7 +255,7 @@ def test_the_make_run_request_parses() -> None:
         ("spec:\n  constraints: ['require(\"a\")']\n", "spec.constraints[0]", "cannot read"),
         (
             'spec:\n  constraints: [\'required("a", ">=1.0.0, <2.0.0")\']\n',
-            "spec.constraints[0].required: version range",
+            "spec.constraints[0].required.versionRange",
             "invalid version range",
         ),
         (
@@ -269,7 +270,7 @@ def test_the_make_run_request_parses() -> None:
         ),
         (
             "spec:\n  constraints: [{required: {name: a, versionRange: '>= 1.0.0 <'}}]\n",
-            "spec.constraints[0].required: version range",
+            "spec.constraints[0].required.versionRange",
             "",
         ),
         (
@@ -316,3 +317,52 @@ def test_request_file_that_cannot_be_read(tmp_path: Path) -> None:
         load_request_file(tmp_path / "absent.yaml")
     with pytest.raises(InputError, match="cannot read the file"):
         load_request_file(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("document", "field"),
+    [
+        (
+            {
+                "spec": {
+                    "constraints": [
+                        "required(a)",
+                        "required(b)",
+                        {"required": {"name": "c", "versionRange": ">=1 <"}},
+                    ]
+                }
+            },
+            "spec.constraints[2].required.versionRange",
+        ),
+        (
+            {
+                "spec": {
+                    "constraints": [{"required": {"name": "c", "ignoreVersions": ["1.0.0", "x"]}}]
+                }
+            },
+            "spec.constraints[0].required.ignoreVersions[1]",
+        ),
+        (
+            {"spec": {"constraints": [{"required": {"name": "c", "within": "minor:one"}}]}},
+            "spec.constraints[0].required.within",
+        ),
+        ({"spec": {"cluster": {"openshiftVersion": "four"}}}, "spec.cluster.openshiftVersion"),
+        ({"spec": {"exclude": [{"type": "olm.label"}]}}, "spec.exclude[0]"),
+        ({"kind": "ActiveResolution"}, "spec"),
+        (["spec"], "spec"),
+    ],
+)
+def test_a_parsed_document_names_the_field_alone(document: object, field: str) -> None:
+    """An HTTP body has no file name: the error's place is the field path itself."""
+    with pytest.raises(InputError) as raised:
+        request_from_document(document)
+    assert raised.value.where == field
+
+
+def test_a_parsed_document_gives_the_same_request_as_its_file(tmp_path: Path) -> None:
+    text = 'spec:\n  constraints: [\'required("etcd", ">=0.9.0", "alpha")\']\n'
+    from_file, _ = load_request_file(write(tmp_path, text))
+    import yaml
+
+    from_document, catalogs = request_from_document(yaml.safe_load(text))
+    assert from_document == from_file and catalogs == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from benchmarks.solver_perf import pigeonhole
 
 from deppy.errors import DeppyError
 from deppy.solver import (
@@ -191,16 +192,7 @@ def test_deadline_in_the_past_times_out() -> None:
 
 def test_deadline_stops_a_hard_search() -> None:
     """A pigeonhole problem is exponential for CDCL; the deadline must stop it promptly."""
-    holes, pigeons = 12, 13
-    variables = [Variable(f"p{p}h{h}") for p in range(pigeons) for h in range(holes)]
-    variables += [
-        Variable(f"pigeon{p}", [Mandatory(), Dependency(*(f"p{p}h{h}" for h in range(holes)))])
-        for p in range(pigeons)
-    ]
-    variables += [
-        Variable(f"hole{h}", [AtMost(1, *(f"p{p}h{h}" for p in range(pigeons)))])
-        for h in range(holes)
-    ]
+    variables = pigeonhole(12)
     started = time.monotonic()
     with pytest.raises(SolveTimeout):
         solve(variables, deadline=started + 0.5)

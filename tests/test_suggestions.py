@@ -19,9 +19,7 @@ from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.request_parsing import parse_require
 from deppy.resolution.resolver import resolve, resolve_in_pipeline
 from deppy.resolution.suggestions import (
-    DropInstalled,
-    DropRequirement,
-    LiftExclusion,
+    DropEntry,
     ReplaceRequirement,
     SetCluster,
 )
@@ -40,9 +38,9 @@ from tests.test_pipeline_nodes import with_nudges
 
 CHANGES = {
     "replace-requirement": lambda c: ReplaceRequirement(c["index"], c["spec"]),
-    "drop-requirement": lambda c: DropRequirement(c["index"]),
-    "drop-installed": lambda c: DropInstalled(c["index"]),
-    "lift-exclusion": lambda c: LiftExclusion(c["index"]),
+    "drop-requirement": lambda c: DropEntry("required", c["index"]),
+    "drop-installed": lambda c: DropEntry("installed", c["index"]),
+    "lift-exclusion": lambda c: DropEntry("exclude", c["index"]),
 }
 
 

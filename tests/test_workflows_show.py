@@ -153,3 +153,51 @@ def test_show_on_a_real_package_with_dependencies_and_limits() -> None:
     row = next(line for line in out.splitlines() if line.startswith("  4.22.0 "))
     assert "OpenShift <= 4.23, Kubernetes >= 1.16.0" in row
     assert "package cephcsi-operator 4.22.0; package csi-addons 0.14.0" in row
+
+
+BROKEN_CHAIN = b"""
+schema: olm.package
+name: p
+defaultChannel: stable
+---
+schema: olm.channel
+package: p
+name: stable
+entries:
+  - {name: p.v1.0.0}
+  - {name: p.v1.1.0}
+  - {name: p.v1.2.0, replaces: p.v1.0.0, skips: [p.v1.1.0]}
+  - {name: p.v1.3.0, replaces: p.v1.2.0}
+"""
+
+
+def _bundle(version: str) -> str:
+    return (
+        f"---\nschema: olm.bundle\nname: p.v{version}\npackage: p\nimage: example.com/p:{version}\n"
+        f"properties:\n  - {{type: olm.package, value: {{packageName: p, version: {version}}}}}\n"
+    )
+
+
+def test_a_bundle_no_upgrade_leads_to_is_marked_unreachable() -> None:
+    from deppy.catalog.fbc import load_catalog_documents
+    from deppy.workflows.graph import graph_as_dict
+    from deppy.workflows.show import package_views
+
+    text = BROKEN_CHAIN + "".join(_bundle(v) for v in ("1.0.0", "1.1.0", "1.2.0", "1.3.0")).encode()
+    source = CatalogSet([load_catalog_documents({"c.yaml": text}, name="c", where="test")])
+    (view,) = package_views(source, "p")
+    (stable,) = view.graphs
+    # 1.1.0 is skipped by 1.2.0 and replaces nothing: only the oldest bundle and heads may
+    # have no way in
+    assert stable.unreachable == frozenset({"p.v1.1.0"})
+    data = graph_as_dict(stable)
+    assert [(b["version"], b["head"], b["unreachable"]) for b in data["bundles"]] == [
+        ("1.3.0", True, False),
+        ("1.2.0", False, False),
+        ("1.1.0", False, True),
+        ("1.0.0", False, False),
+    ]
+    assert {"from": "p.v1.1.0", "to": "p.v1.2.0", "kind": "skips"} in data["edges"]
+    assert view.as_dict()["channels"] == [
+        {"name": "stable", "default": True, "deprecated": None, "bundles": 4, "heads": ["p.v1.3.0"]}
+    ]

@@ -116,3 +116,14 @@ def test_an_installed_bundle_the_next_version_refuses_breaks(catalogs: CatalogSe
     legacy = next(c for c in report.changes if c.package == "legacy")
     assert legacy.explanation is not None
     assert "uninstall legacy 0.5.0 first" in [s.text for s in legacy.explanation.suggestions]
+
+
+def test_a_deadline_bounds_all_the_resolutions_together(catalogs: CatalogSet) -> None:
+    from deppy.solver import SolveTimeout
+
+    some = request(*sorted(catalogs.package_names()))
+    with pytest.raises(SolveTimeout):
+        what_if(catalogs, some, next_cluster(NOW), timeout=1e-9)
+    assert what_if(catalogs, some, next_cluster(NOW), timeout=60).as_dict() == (
+        what_if(catalogs, some, next_cluster(NOW)).as_dict()
+    )

@@ -46,7 +46,7 @@ def unknown_field(
     """The error for a field that does not belong at ``where``: names the path, the closest
     valid name, or — for a field that belongs at another level (``elsewhere`` maps such names
     to their place) — where it goes."""
-    path = f"{where} {key}" if where.endswith(":") else f"{where}.{key}"
+    path = f"{where} {key}" if where.endswith(":") else f"{where}.{key}" if where else key
     if elsewhere and key in elsewhere:
         return InputError(path, "misplaced field", f"it belongs in {elsewhere[key]}")
     near = closest(key, allowed)
@@ -74,7 +74,7 @@ def check_type(data: Mapping[str, object], where: str, api_version: str, kind: s
     for key, expected in (("apiVersion", api_version), ("kind", kind)):
         if key in data and data[key] != expected:
             raise InputError(
-                f"{where}: {key}",
+                f"{where}: {key}" if where else key,
                 f"expected {expected!r}, got {data[key]!r}",
                 f"the file starts with 'apiVersion: {api_version}' and 'kind: {kind}'",
             )

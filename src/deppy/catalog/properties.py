@@ -45,6 +45,17 @@ CSV_METADATA_SPEC_KEYS = (
 )
 
 
+# Bulk content rather than facts about the operator: never projected onto a CSV nor shown as a
+# property "used during resolution" (operator-registry leaves olm.bundle.object out of its API for
+# the same reason: an annotation holding it would double a CSV's size in etcd).
+NOT_PROJECTED = frozenset({BUNDLE_OBJECT, CSV_METADATA})
+
+
+def projected_properties(bundle: Bundle) -> list[Property]:
+    """A bundle's properties as a resolution uses them (bulk content left out)."""
+    return [p for p in bundle.properties if p.type not in NOT_PROJECTED]
+
+
 @lru_cache(maxsize=1 << 16)
 def parse_version(text: str) -> Version:
     """Strict semver, cached: catalogs repeat the same few thousand version strings."""

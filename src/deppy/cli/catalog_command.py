@@ -41,7 +41,7 @@ def catalog_group() -> None:
 
 @catalog_group.command("add")
 @click.argument("name")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", metavar="PATH|URL")
 @click.option(
     "--priority",
     type=int,
@@ -49,8 +49,12 @@ def catalog_group() -> None:
     show_default=True,
     help="Higher priority catalogs are preferred when several offer a package.",
 )
-def add_cmd(name: str, path: Path, priority: int) -> None:
-    """Read the File-Based Catalog at PATH and store it as NAME."""
+def add_cmd(name: str, path: str, priority: int) -> None:
+    """Read the File-Based Catalog at PATH and store it as NAME.
+
+    PATH may also be a URL: grpc://HOST:PORT (operator-registry's gRPC API, as 'opm serve' and
+    CatalogSource pods serve it) or http(s)://HOST/.../api/v1/all (a catalogd FBC stream).
+    """
     _check_name(name)
     store = Store()
     existing = store.find(name)
@@ -61,7 +65,7 @@ def add_cmd(name: str, path: Path, priority: int) -> None:
             f"re-read it with 'deppy catalog refresh {name}', or remove it first",
         )
     with _progress() as steps:
-        catalog = steps.read(Path(os.path.abspath(path)), name, priority)
+        catalog = steps.read(_location(path), name, priority)
         report_problems(catalog, to_stderr)
         stored = store.add(catalog, progress=steps.storing)
     click.echo(f"added catalog {name} (priority {stored.priority}): {_counts(stored)}")
@@ -119,11 +123,11 @@ def remove_cmd(name: str) -> None:
 @catalog_group.command("refresh")
 @click.argument("name")
 def refresh_cmd(name: str) -> None:
-    """Read the stored catalog NAME again from its path and replace it in one step."""
+    """Read the stored catalog NAME again from its path (or URL) and replace it in one step."""
     store = Store()
     before = _stored(store, name)
     with _progress() as steps:
-        catalog = steps.read(Path(before.path), name, before.priority)
+        catalog = steps.read(before.path, name, before.priority)
         report_problems(catalog, to_stderr)
         stored = store.replace(catalog, progress=steps.storing)
     click.echo(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles)")
@@ -150,6 +154,13 @@ def problems_cmd(target: str, output: str) -> None:
         rows = [{"file": p.file, "object": p.obj, "problem": p.why} for p in problems]
         dump({"catalog": target, "problems": rows}, output)
     raise SystemExit(1 if problems else 0)
+
+
+def _location(path: str) -> str:
+    """A URL as given; a path made absolute (refresh reads it from anywhere)."""
+    from deppy.cluster.remote import is_catalog_url
+
+    return path if is_catalog_url(path) else os.path.abspath(path)
 
 
 def _check_name(name: str) -> None:
@@ -199,12 +210,18 @@ class _Steps:
     def __init__(self, show: Callable[[str, int | None, int], None] | None) -> None:
         self._show = show
 
-    def read(self, path: Path, name: str, priority: int) -> Catalog:
-        from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
+    def read(self, location: str, name: str, priority: int) -> Catalog:
+        from deppy.cluster.remote import is_catalog_url
 
         if self._show is not None:
             self._show(f"reading catalog {name}", None, 0)
-        return load_catalog(path, name=name, priority=priority)
+        if is_catalog_url(location):
+            from deppy.cluster.remote import load_url_catalog
+
+            return load_url_catalog(location, name=name, priority=priority)
+        from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
+
+        return load_catalog(Path(location), name=name, priority=priority)
 
     def storing(self, done: int, total: int) -> None:
         if self._show is not None:
@@ -246,6 +263,37 @@ def _progress() -> Iterator[_Steps]:
             progress.update(task, completed=done)
 
         yield _Steps(show)
+
+
+@catalog_group.command("serve")
+@click.argument("source", metavar="PATH|NAME")
+@click.option(
+    "--grpc",
+    "grpc_address",
+    metavar="HOST:PORT",
+    help="Serve operator-registry's gRPC API here (default 127.0.0.1:50051 unless only --http "
+    "is given; port 0 picks a free one).",
+)
+@click.option(
+    "--http",
+    "http_address",
+    metavar="HOST:PORT",
+    help="Also serve the catalog as catalogd does: GET http://HOST:PORT/.../api/v1/all.",
+)
+def serve_cmd(source: str, grpc_address: str | None, http_address: str | None) -> None:
+    """Serve a catalog directory (or the stored catalog NAME) the way 'opm serve' does, until
+    stopped (Ctrl-C or SIGTERM). A CatalogSource with spec.address, 'deppy catalog add NAME
+    grpc://HOST:PORT' and 'deppy resolve' all read it."""
+    from deppy.workflows.catalog_serving import serve_until_stopped
+
+    if grpc_address is None and http_address is None:
+        grpc_address = "127.0.0.1:50051"
+    serve_until_stopped(source, grpc_address, http_address, announce=_announce)
+
+
+def _announce(line: str) -> None:
+    click.echo(line)
+    sys.stdout.flush()
 
 
 def _attach_check() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -15,8 +16,10 @@ from deppy.cli.spinner import spinner
 from deppy.cli.workflow_options import (
     CATALOG_HELP,
     cluster_facts,
+    cluster_input_options,
     output_option,
     quiet_option,
+    read_cluster_option,
     source_option,
     stderr,
     warn,
@@ -51,6 +54,8 @@ Examples:
   deppy resolve --catalog ./catalog=community --require 'etcd@>=0.9.0,channel=alpha'
   deppy resolve --catalog ./catalog --installed etcd@0.9.2,channel=alpha --require etcd
   deppy resolve -f request.yaml -o json
+  deppy resolve --kubeconfig ~/.kube/config --require cert-manager
+  deppy resolve --cluster cluster.yaml --dry-run-next
 """
 
 
@@ -118,6 +123,7 @@ Examples:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Run this pipeline file instead of the default one (deppy/data/pipelines/default.yaml).",
 )
+@cluster_input_options
 @click.option(
     "--dry-run-next",
     "dry_run_next",
@@ -143,6 +149,10 @@ def resolve_cmd(
     verbose: bool,
     trace: Path | None,
     pipeline_file: Path | None,
+    cluster_path: Path | None,
+    kubeconfig: str | None,
+    kube_context: str | None,
+    cluster_namespace: str | None,
     dry_run_next: str | None,
     one_step: bool,
 ) -> None:
@@ -167,15 +177,34 @@ def resolve_cmd(
         exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
         one_step=one_step or request.one_step,
     )
-    if not request.required and not request.installed:
-        raise click.UsageError("nothing to resolve: give --require/--installed or -f FILE")
+    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+    if state is None and not request.required and not request.installed:
+        raise click.UsageError(
+            "nothing to resolve: give --require/--installed, -f FILE or a cluster "
+            "(--cluster/--kubeconfig)"
+        )
     pipeline = check_pipeline(pipeline_file)
     text = output in ("text", "table")
-    with spinner("loading catalogs…"):
-        catalog_set = load_catalogs(catalog_specs, report=stderr(quiet=not text))
+    report = stderr(quiet=not text)
+    notes: tuple[str, ...] = ()
+    if state is None:
+        with spinner("loading catalogs…"):
+            catalog_set = load_catalogs(catalog_specs, report=report)
+    else:
+        from deppy.workflows.cluster_input import cluster_input
+
+        with spinner("reading the cluster and its catalogs…"):
+            found = cluster_input(state, catalog_specs, namespace=cluster_namespace, report=report)
+        catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
+        if not request.required and not request.installed:
+            raise click.UsageError(
+                f"nothing to resolve: {state.where} has no installed operator; give --require"
+            )
     if dry_run_next is not None:
         from deppy.workflows.whatif import parse_next
 
+        for note in notes:
+            click.echo(f"deppy: warning: {note}", err=True)
         raise SystemExit(
             dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
         )
@@ -192,6 +221,8 @@ def resolve_cmd(
             "allow more seconds, or narrow the request (versions, channels, --source)",
         ) from None
     elapsed = time.perf_counter() - started
+    if notes:
+        resolution = replace(resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings)))
     for warning in resolution.warnings:
         warn(warning)
     facts = report_facts(request, catalog_set) if output == "html" else ()

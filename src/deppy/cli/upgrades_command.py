@@ -3,6 +3,8 @@ there."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from deppy.cli.main import cli
@@ -10,9 +12,12 @@ from deppy.cli.workflow_options import (
     catalog_options,
     catalog_source,
     cluster_facts,
+    cluster_input_options,
     cluster_options,
     dump,
     output_option,
+    read_cluster_option,
+    stderr,
     warn,
 )
 from deppy.resolution.answer import path_text
@@ -27,12 +32,12 @@ SHOWN_UPDATES = 10
     "--installed",
     "installed",
     multiple=True,
-    required=True,
     metavar="SPEC",
     help="PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME] (repeatable).",
 )
 @catalog_options
 @cluster_options
+@cluster_input_options
 @output_option("text", "json", "yaml")
 def upgrades_cmd(
     installed: tuple[str, ...],
@@ -40,20 +45,53 @@ def upgrades_cmd(
     sources: tuple[str, ...],
     ocp_version: str | None,
     kube_version: str | None,
+    cluster_path: Path | None,
+    kubeconfig: str | None,
+    kube_context: str | None,
+    cluster_namespace: str | None,
     output: str,
 ) -> None:
     """List the updates of installed bundles: in their channel (those deppy resolve chooses from),
     and those available only by switching channel (CrossChannelUpdateFound), each with the
     step-by-step path to the newest.
 
+    With --cluster/--kubeconfig, the installed bundles are the cluster's Subscriptions (and
+    ClusterExtensions); operators installed without a Subscription stay as they are.
+
     With --ocp-version/--kube-version, updates the cluster cannot run are marked and the path
     leads to the newest one it can run.
     """
     specs = [parse_installed(spec) for spec in installed]
     cluster = cluster_facts(ocp_version, kube_version)
-    source = catalog_source(catalogs, quiet=output != "text", sources=sources)
+    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+    notes: tuple[str, ...] = ()
+    if state is None:
+        if not specs:
+            raise click.UsageError("give --installed SPEC, or a cluster (--cluster/--kubeconfig)")
+        source = catalog_source(catalogs, quiet=output != "text", sources=sources)
+    else:
+        from deppy.resolution.request import ResolutionRequest
+        from deppy.resolution.request_parsing import parse_catalog
+        from deppy.workflows.cluster_input import cluster_input
+
+        found = cluster_input(
+            state,
+            [parse_catalog(spec) for spec in catalogs],
+            namespace=cluster_namespace,
+            report=stderr(quiet=output != "text"),
+        )
+        asked = ResolutionRequest(installed=tuple(specs), cluster=cluster)
+        merged = found.request(asked, upgradable_only=True)
+        source, specs, cluster, notes = (
+            found.catalogs,
+            list(merged.installed),
+            merged.cluster,
+            found.warnings,
+        )
+        if sources:
+            source = source.restricted(list(sources))
     reports, warnings = upgrade_reports(source, specs, cluster)
-    for warning in warnings:
+    for warning in dict.fromkeys([*notes, *warnings]):
         warn(warning)
     if output != "text":
         dump([r.as_dict() for r in reports], output)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -17,13 +18,16 @@ from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_catalog, parse_version
 from deppy.workflows.catalog_loading import Report, load_catalogs
 
+if TYPE_CHECKING:
+    from deppy.cluster import ClusterState
+
 F = TypeVar("F", bound=Callable[..., Any])
 __all__ = ["columns", "dump", "warn"]  # re-exported: commands import these helpers from here too
 
 
 CATALOG_HELP = (
-    "A catalog: a File-Based Catalog or bundle directory, or the name of a stored catalog "
-    "(repeatable); default: every stored catalog."
+    "A catalog: a File-Based Catalog or bundle directory, a grpc:// or http(s):// URL, or the "
+    "name of a stored catalog (repeatable); default: every stored catalog."
 )
 SOURCE_HELP = "Use only the catalogs of this name (repeatable)."
 QUIET_HELP = "Print no warnings: only the answer, and errors."
@@ -70,6 +74,32 @@ def cluster_options(function: F) -> F:
     )
 
 
+def cluster_input_options(function: F) -> F:
+    """``--cluster``/``--kubeconfig``/``--context``/``--namespace``: a cluster as input."""
+    function = click.option(
+        "--namespace",
+        "cluster_namespace",
+        metavar="NS",
+        help="Only the operators installed in this namespace (and ClusterExtensions).",
+    )(function)
+    function = click.option(
+        "--context", "kube_context", metavar="NAME", help="The kubeconfig context (live)."
+    )(function)
+    function = click.option(
+        "--kubeconfig",
+        metavar="FILE",
+        help="Read the installed operators, versions and catalogs from this live cluster "
+        "(read only).",
+    )(function)
+    return click.option(
+        "--cluster",
+        "cluster_path",
+        type=click.Path(path_type=Path),
+        metavar="FILE|DIR",
+        help="Read them from a 'deppy cluster export' file or 'kubectl get -o yaml' output.",
+    )(function)
+
+
 def output_option(*choices: str) -> Callable[[F], F]:
     def decorate(function: F) -> F:
         return click.option(
@@ -113,3 +143,19 @@ def stderr(*, quiet: bool) -> Report | None:
 
 def interactive() -> bool:
     return sys.stdout.isatty()
+
+
+def read_cluster_option(
+    path: Path | None, kubeconfig: str | None, context: str | None, namespace: str | None
+) -> ClusterState | None:
+    """The cluster the options name (None if none); ``--namespace`` needs one."""
+    if path is None and kubeconfig is None and context is None:
+        if namespace is not None:
+            raise click.UsageError("--namespace needs a cluster: give --cluster or --kubeconfig")
+        return None  # no cluster: the cluster modules are not even imported
+    from deppy.workflows.cluster_input import read_cluster
+
+    state = read_cluster(path, kubeconfig, context)
+    if state is None and namespace is not None:
+        raise click.UsageError("--namespace needs a cluster: give --cluster or --kubeconfig")
+    return state

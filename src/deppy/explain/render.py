@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from deppy.explain.model import Explanation
+from deppy.explain.model import Cause, Explanation
 
 
 def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> str:
@@ -63,18 +63,16 @@ def _clip(line: str) -> str:
     return (cut[:space] if space > SCREEN_WIDTH // 2 else cut) + "…"
 
 
+def _cause_as_dict(cause: Cause) -> dict[str, Any]:
+    return {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
+
+
 def explanation_as_dict(explanation: Explanation) -> dict[str, Any]:
     return {
         "summary": explanation.summary,
         "roots": list(explanation.roots),
-        "causes": [
-            {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
-            for cause in explanation.causes
-        ],
-        "also": [
-            {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
-            for cause in explanation.also
-        ],
+        "causes": [_cause_as_dict(cause) for cause in explanation.causes],
+        "also": [_cause_as_dict(cause) for cause in explanation.also],
         "suggestions": [
             {"text": suggestion.text, "change": suggestion.change}
             for suggestion in explanation.suggestions

@@ -3,15 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deppy.catalog.model import Bundle
+from deppy.catalog.properties import projected_properties
 from deppy.explain import Explanation, explanation_as_dict
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.installed import upgrade_path
 from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
 from deppy.resolution.variables import Needs, OLMVariable, bundle_id
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who brought a selected bundle in: a requirement or an installed bundle of the request
+    (``who`` as it describes itself), or another selected bundle (``who`` its name), and what
+    it needed (``need``: "package etcd >=0.9.0", "API ...")."""
+
+    kind: str  # required | installed | dependency
+    who: str
+    need: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +39,7 @@ class SelectedBundle:
     path: tuple[str, ...]
     reasons: tuple[str, ...]
     source: Bundle | None = field(default=None, compare=False, repr=False)
+    origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
     path_versions: tuple[str, ...] = ()  # the versions along ``path``
 
     def action_text(self) -> str:
@@ -50,6 +63,12 @@ class SelectedBundle:
             "path": list(self.path),
             "pathVersions": list(self.path_versions),
             "reasons": list(self.reasons),
+            # exactly the properties the resolution used (what a CSV's
+            # operatorframework.io/properties annotation carries: property-projection.md)
+            "properties": [
+                {"type": p.type, "value": p.value}
+                for p in (projected_properties(self.source) if self.source else ())
+            ],
         }
 
 
@@ -95,6 +114,7 @@ def assemble(
     chosen = [variables[i] for i in selected_ids if variables[i].kind == "bundle"]
     chosen_ids = {v.id for v in chosen}
     reasons: dict[str, list[str]] = {v.id: [] for v in chosen}
+    origins: dict[str, list[Origin]] = {v.id: [] for v in chosen}
     depends_on: dict[str, list[str]] = {v.id: [] for v in chosen}
     channel_hint: dict[str, str | None] = {}
     installed_of: dict[str, InstalledBundle] = {}
@@ -108,6 +128,7 @@ def assemble(
                 if target == identifier:
                     continue  # it provides an API it requires: no reason to list, no edge
                 reasons[target].append(_reason(fact))
+                origins[target].append(_origin(fact))
                 if owner.kind == "bundle":
                     depends_on[owner.id].append(target)
                 if isinstance(fact.dependent, RequiredPackage):
@@ -115,7 +136,10 @@ def assemble(
                 if isinstance(fact.dependent, InstalledBundle):
                     installed_of[target] = fact.dependent
     return tuple(
-        _entry(variables[i], reasons[i], channel_hint.get(i), installed_of.get(i), context)
+        replace(
+            _entry(variables[i], reasons[i], channel_hint.get(i), installed_of.get(i), context),
+            origins=tuple(dict.fromkeys(origins[i])),
+        )
         for i in _install_order([v.id for v in chosen], depends_on)
     )
 
@@ -127,6 +151,15 @@ def _reason(fact: Needs) -> str:
     if isinstance(dependent, InstalledBundle):
         return f"installed: {dependent.describe()}"
     return f"dependency of {dependent.package} {dependent.version} ({fact.need})"
+
+
+def _origin(fact: Needs) -> Origin:
+    dependent = fact.dependent
+    if isinstance(dependent, RequiredPackage):
+        return Origin("required", dependent.describe(), fact.need)
+    if isinstance(dependent, InstalledBundle):
+        return Origin("installed", dependent.describe(), fact.need)
+    return Origin("dependency", dependent.name, fact.need)
 
 
 def _install_order(order: list[str], depends_on: dict[str, list[str]]) -> list[str]:

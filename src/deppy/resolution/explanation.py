@@ -16,9 +16,7 @@ from deppy.resolution.context import ResolutionContext
 from deppy.resolution.request import InstalledBundle, RequiredPackage
 from deppy.resolution.suggestions import (
     Advice,
-    DropInstalled,
-    DropRequirement,
-    LiftExclusion,
+    DropEntry,
     ReplaceRequirement,
     RequestChange,
     Resolve,
@@ -292,7 +290,7 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
         elif isinstance(fact, ClusterIncompatible):
             changes.append(_cluster_change(fact, facts))
         elif isinstance(fact, Excluded) and fact.restriction in request.exclude:
-            changes.append(LiftExclusion(request.exclude.index(fact.restriction)))
+            changes.append(DropEntry("exclude", request.exclude.index(fact.restriction)))
         elif isinstance(fact, Excluded):  # a restriction the pipeline file imposes
             text = f"lift the restriction {fact.restriction.describe()} (in the pipeline file)"
             changes.append(Advice("edit-pipeline", text))
@@ -302,9 +300,9 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
     for fact in facts:
         if isinstance(fact, Requested) and fact.requirement in request.required:
             why = one_of.get(fact.requirement.package, "")
-            changes.append(DropRequirement(_index(request.required, fact.requirement), why))
+            changes.append(DropEntry("required", _index(request.required, fact.requirement), why))
         elif isinstance(fact, KeptInstalled) and fact.installed in request.installed:
-            changes.append(DropInstalled(_index(request.installed, fact.installed)))
+            changes.append(DropEntry("installed", _index(request.installed, fact.installed)))
     return list(dict.fromkeys(changes))
 
 

@@ -116,7 +116,15 @@ def required_from_parts(
     within_text: str | None = None,
     where: str,
     text: str = "",
+    fields: tuple[str, str, str] | None = None,
 ) -> RequiredPackage:
+    """``fields`` names where the range, ``within`` and each ignored version were written
+    (field paths of a document); by default they are phrases after ``where`` (a CLI SPEC)."""
+    range_at, within_at, ignore_at = fields or (
+        f"{where}: version range",
+        f"{where}: within",
+        f"{where}: ignore",
+    )
     versions_text = (versions_text or "").strip()
     exact = _exact_with_build(versions_text)
     if versions_text in ("", "latest", "*"):
@@ -124,12 +132,15 @@ def required_from_parts(
     elif exact is not None:
         versions, shown = VersionRange.exactly(exact), versions_text
     else:
-        versions, shown = parse_range(versions_text, f"{where}: version range"), versions_text
+        versions, shown = parse_range(versions_text, range_at), versions_text
     if within_text:
-        narrowed, narrowed_text = within(within_text, f"{where}: within")
+        narrowed, narrowed_text = within(within_text, within_at)
         versions = versions.intersection(narrowed)
         shown = f"{shown} {narrowed_text}".strip()
-    ignored = tuple(parse_version(v, f"{where}: ignore", tolerant=True) for v in ignore or ())
+    ignored = tuple(
+        parse_version(v, f"{ignore_at}[{n}]" if fields else ignore_at, tolerant=True)
+        for n, v in enumerate(ignore or ())
+    )
     return RequiredPackage(
         package, versions, shown, channel or None, catalog or None, ignored, text or package
     )
@@ -226,36 +237,57 @@ _BELONGS = {
 def _check_document(data: Mapping[str, Any], where: str) -> None:
     """apiVersion and kind, when given, are this file's; no field is unknown or misplaced."""
     check_type(data, where, API_VERSION, KIND)
-    only_fields(data, TOP_FIELDS, f"{where}:", _BELONGS)
+    only_fields(data, TOP_FIELDS, f"{where}:" if where else "", _BELONGS)
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, Mapping):
-        raise InputError(f"{where}: metadata", "expected a mapping")
-    only_fields(metadata, METADATA_FIELDS, f"{where}: metadata", _BELONGS)
-    only_fields(data["spec"], SPEC_FIELDS, f"{where}: spec", _BELONGS)
+        raise InputError(_at(where, "metadata"), "expected a mapping")
+    only_fields(metadata, METADATA_FIELDS, _at(where, "metadata"), _BELONGS)
+    only_fields(data["spec"], SPEC_FIELDS, _at(where, "spec"), _BELONGS)
 
 
 def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[CatalogSpec]]:
     """An ActiveResolution document (seed deppy-phase-0.md) and the catalogs it names."""
-    import yaml  # deferred: most commands never read a request file
-
     where = str(path)
     try:
-        data = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(where, "no such file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise InputError(where, f"cannot read the file: {error}") from None
+    return request_from_document(read_yaml(text, where), where, Path(path).parent)
+
+
+def read_yaml(text: str, where: str) -> Any:
+    """One YAML (or JSON) document; a syntax error is one line naming ``where``."""
+    import yaml  # deferred: most commands never read a request document
+
+    try:
+        return yaml.load(text, Loader=yaml.CSafeLoader)
     except yaml.YAMLError as error:
         raise InputError(where, f"invalid YAML: {' '.join(str(error).split())}") from None
+
+
+def _at(where: str, path: str) -> str:
+    """A field path inside the document ``where`` came from ("" when the caller names it)."""
+    return f"{where}: {path}" if where else path
+
+
+def request_from_document(
+    data: Any, where: str = "", base: Path | None = None
+) -> tuple[ResolutionRequest, list[CatalogSpec]]:
+    """The request and catalogs of a parsed ActiveResolution (a file's content, an HTTP body).
+
+    Errors name the field (``spec.constraints[2].required.versionRange``), after ``where`` and a
+    colon when ``where`` is given; relative catalog paths are taken from ``base``.
+    """
     if not isinstance(data, Mapping) or not isinstance(data.get("spec"), Mapping):
-        raise InputError(where, "expected an ActiveResolution with a 'spec' mapping")
+        raise InputError(where or "spec", "expected an ActiveResolution with a 'spec' mapping")
     _check_document(data, where)
     spec = data["spec"]
-    base = Path(path).parent
     required: list[RequiredPackage] = []
     installed: list[InstalledBundle] = []
     for n, item in enumerate(_list(spec, "constraints", where)):
-        here = f"{where}: spec.constraints[{n}]"
+        here = _at(where, f"spec.constraints[{n}]")
         kind, body = _constraint(item, here)
         if kind == "required":
             required.append(_required(body, f"{here}.required"))
@@ -263,28 +295,28 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
             installed.append(_installed(body, f"{here}.installed"))
     sources = tuple(str(s) for s in _list(spec, "sources", where))
     catalogs = [
-        _catalog_entry(c, base, f"{where}: spec.catalogs[{n}]")
+        _catalog_entry(c, base or Path("."), _at(where, f"spec.catalogs[{n}]"))
         for n, c in enumerate(_list(spec, "catalogs", where))
     ]
     cluster_raw = spec.get("cluster") or {}
     if not isinstance(cluster_raw, Mapping):
-        raise InputError(f"{where}: spec.cluster", "expected a mapping")
-    only_fields(cluster_raw, CLUSTER_FIELDS, f"{where}: spec.cluster", _BELONGS)
+        raise InputError(_at(where, "spec.cluster"), "expected a mapping")
+    only_fields(cluster_raw, CLUSTER_FIELDS, _at(where, "spec.cluster"), _BELONGS)
     cluster = ClusterFacts(
         _optional_version(
-            cluster_raw.get("openshiftVersion"), f"{where}: spec.cluster.openshiftVersion"
+            cluster_raw.get("openshiftVersion"), _at(where, "spec.cluster.openshiftVersion")
         ),
         _optional_version(
-            cluster_raw.get("kubernetesVersion"), f"{where}: spec.cluster.kubernetesVersion"
+            cluster_raw.get("kubernetesVersion"), _at(where, "spec.cluster.kubernetesVersion")
         ),
     )
     exclude = tuple(
-        _exclude_entry(e, f"{where}: spec.exclude[{n}]")
+        _exclude_entry(e, _at(where, f"spec.exclude[{n}]"))
         for n, e in enumerate(_list(spec, "exclude", where))
     )
     one_step = spec.get("oneStep", False)
     if not isinstance(one_step, bool):
-        raise InputError(f"{where}: spec.oneStep", "expected true or false")
+        raise InputError(_at(where, "spec.oneStep"), "expected true or false")
     request = ResolutionRequest(
         tuple(required), tuple(installed), cluster, sources, exclude, one_step
     )
@@ -294,7 +326,7 @@ def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[Catalog
 def _list(spec: Mapping[str, Any], key: str, where: str) -> list[Any]:
     value = spec.get(key) or []
     if not isinstance(value, list):
-        raise InputError(f"{where}: spec.{key}", "expected a list")
+        raise InputError(_at(where, f"spec.{key}"), "expected a list")
     return value
 
 
@@ -366,6 +398,7 @@ def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
         ignore=[str(v) for v in ignore],
         within_text=_text(body.get("within")),
         where=where,
+        fields=(f"{where}.versionRange", f"{where}.within", f"{where}.ignoreVersions"),
     )
 
 

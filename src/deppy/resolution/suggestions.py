@@ -71,52 +71,35 @@ class ReplaceRequirement:
         }
 
 
+_DROPS = {
+    # request field -> (kind, words before the entry, words after it)
+    "required": ("drop-requirement", "drop the requirement ", ""),
+    "installed": ("drop-installed", "uninstall ", " first"),
+    "exclude": ("lift-exclusion", "lift the restriction ", ""),
+}
+
+
 @dataclass(frozen=True, slots=True)
-class DropRequirement:
+class DropEntry:
+    """Remove one entry of the request: a requirement, an installed bundle (uninstall it first,
+    so it no longer constrains the answer), or an exclusion. ``field`` names the request's list."""
+
+    field: str  # "required" | "installed" | "exclude"
     index: int
     why: str = ""
 
     def apply(self, request: ResolutionRequest) -> ResolutionRequest:
-        required = request.required[: self.index] + request.required[self.index + 1 :]
-        return replace(request, required=required)
+        entries: tuple[Any, ...] = getattr(request, self.field)
+        kept: dict[str, Any] = {self.field: entries[: self.index] + entries[self.index + 1 :]}
+        return replace(request, **kept)
 
     def text(self, request: ResolutionRequest) -> str:
-        return f"{self.why}drop the requirement {request.required[self.index].describe()}"
+        _, before, after = _DROPS[self.field]
+        entry = getattr(request, self.field)[self.index]
+        return f"{self.why}{before}{entry.describe()}{after}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": "drop-requirement", "index": self.index}
-
-
-@dataclass(frozen=True, slots=True)
-class DropInstalled:
-    """Uninstall an installed bundle first (it then no longer constrains the answer)."""
-
-    index: int
-
-    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
-        installed = request.installed[: self.index] + request.installed[self.index + 1 :]
-        return replace(request, installed=installed)
-
-    def text(self, request: ResolutionRequest) -> str:
-        return f"uninstall {request.installed[self.index].describe()} first"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"kind": "drop-installed", "index": self.index}
-
-
-@dataclass(frozen=True, slots=True)
-class LiftExclusion:
-    index: int
-
-    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
-        exclude = request.exclude[: self.index] + request.exclude[self.index + 1 :]
-        return replace(request, exclude=exclude)
-
-    def text(self, request: ResolutionRequest) -> str:
-        return f"lift the restriction {request.exclude[self.index].describe()}"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"kind": "lift-exclusion", "index": self.index}
+        return {"kind": _DROPS[self.field][0], "index": self.index}
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,9 +162,7 @@ class Advice:
         return data
 
 
-RequestChange = (
-    ReplaceRequirement | DropRequirement | DropInstalled | LiftExclusion | SetCluster | Advice
-)
+RequestChange = ReplaceRequirement | DropEntry | SetCluster | Advice
 
 
 def suggestion(change: RequestChange, request: ResolutionRequest) -> Suggestion:

@@ -11,13 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from operator import attrgetter
 
 from deppy.solver.errors import DuplicateIdentifier, UnknownIdentifier
-from deppy.solver.model import AppliedConstraint, Identifier, Variable
-
-if TYPE_CHECKING:
-    from deppy.solver.constraints import Constraint
+from deppy.solver.model import AppliedConstraint, Constraint, Identifier, Variable
 
 
 @dataclass(slots=True)
@@ -34,9 +31,8 @@ class Encoder:
     def __init__(self, variables: Sequence[Variable], where: str = "problem") -> None:
         self.variables = list(variables)
         self.where = where
-        self.lit_of: dict[Identifier, int] = {
-            variable.id: index for index, variable in enumerate(self.variables, start=1)
-        }
+        ids = list(map(attrgetter("id"), self.variables))
+        self.lit_of: dict[Identifier, int] = dict(zip(ids, range(1, len(ids) + 1), strict=True))
         if len(self.lit_of) != len(self.variables):
             seen: set[Identifier] = set()
             for variable in self.variables:
@@ -51,6 +47,7 @@ class Encoder:
         self.at_most_group: list[int] = []
         self.preferences: dict[int, list[list[int]]] = {}
         self._true: int | None = None
+        self.group = -1  # the applied constraint being encoded (its index in ``owners``)
 
     # -- used by constraints -------------------------------------------------------------
     def lit(self, identifier: Identifier) -> int:
@@ -76,11 +73,11 @@ class Encoder:
 
     def clause(self, lits: list[int]) -> None:
         self.clauses.append(lits)
-        self.clause_group.append(len(self.owners) - 1)
+        self.clause_group.append(self.group)
 
     def at_most(self, bound: int, lits: list[int]) -> None:
         self.at_most_records.append(AtMostRecord(lits, bound))
-        self.at_most_group.append(len(self.owners) - 1)
+        self.at_most_group.append(self.group)
 
     def prefer(self, subject: int, candidates: list[int]) -> None:
         """Record a choice the search makes when it guesses ``subject`` (in constraint order)."""
@@ -110,6 +107,21 @@ class Encoder:
         """A fresh literal equivalent to the conjunction of ``lits`` (Tseitin)."""
         return -self.or_gate([-lit for lit in lits])
 
+    def at_most_gate(self, bound: int, lits: Sequence[int]) -> int:
+        """A sequential counter defined both ways, so that its negation means "more than"."""
+        if len(lits) <= bound:
+            return self.true()
+        # counts[j] is true exactly when at least j+1 of the literals seen so far are true
+        counts: list[int] = []
+        for lit in lits:
+            updated: list[int] = []
+            for j in range(min(len(counts) + 1, bound + 1)):
+                options = [counts[j]] if j < len(counts) else []
+                options.append(lit if j == 0 else self.and_gate([lit, counts[j - 1]]))
+                updated.append(self.or_gate(options))
+            counts = updated
+        return -counts[bound]
+
 
 @dataclass(slots=True)
 class Problem:
@@ -130,6 +142,24 @@ class Problem:
     def input_lits(self) -> range:
         return range(1, len(self.variables) + 1)
 
+    def satisfied_by(self, true_inputs: set[int]) -> bool:
+        """Do these inputs, with every other input false, satisfy every constraint?
+
+        False also when the problem has auxiliary variables (gates), whose values it cannot
+        tell; callers use this only as a shortcut before a full solve.
+        """
+        if self.top != len(self.variables):
+            return False
+        for clause in self.clauses:
+            if not any(
+                (lit in true_inputs) if lit > 0 else (-lit not in true_inputs) for lit in clause
+            ):
+                return False
+        for record in self.at_most:
+            if sum(1 for lit in record.lits if lit in true_inputs) > record.bound:
+                return False
+        return True
+
     def applied(self, group: int) -> AppliedConstraint:
         variable, constraint = self.owners[group]
         return AppliedConstraint(variable, constraint)
@@ -143,6 +173,7 @@ def encode_problem(variables: Sequence[Variable], where: str = "problem") -> Pro
     for lit, variable in enumerate(encoder.variables, start=1):
         anchored = False
         for constraint in variable.constraints:
+            encoder.group = len(owners)
             owners.append((variable, constraint))
             constraint.encode(encoder, lit)
             if constraint.anchor and not anchored:

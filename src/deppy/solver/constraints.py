@@ -7,38 +7,24 @@ literal equivalent to "this constraint holds" (``reify``), which every type prov
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
 from deppy.errors import InputError
-from deppy.solver.cnf import Encoder
-from deppy.solver.model import Identifier
+from deppy.solver.model import ClauseSink, Constraint, Gates, Identifier
 
-
-class Constraint(ABC):
-    """A rule about a subject variable."""
-
-    anchor: ClassVar[bool] = False
-
-    @abstractmethod
-    def describe(self, subject: Identifier) -> str:
-        """The rule in words, for the subject it applies to (used verbatim in explanations)."""
-
-    @abstractmethod
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        """A literal that is true exactly when the rule holds."""
-
-    def encode(self, encoder: Encoder, subject: int) -> None:
-        """Clauses that hold exactly when the rule holds; types override with leaner forms.
-
-        A rule that asks the search for a choice also records it with ``encoder.prefer``.
-        """
-        encoder.clause([self.reify(encoder, subject)])
-
-    def order(self) -> tuple[Identifier, ...]:
-        """Candidates in preference order, when the rule asks the search for a choice."""
-        return ()
+__all__ = [
+    "And",
+    "AtMost",
+    "Clause",
+    "Conflict",
+    "Constraint",
+    "Dependency",
+    "Mandatory",
+    "Not",
+    "Or",
+    "Prohibited",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +36,10 @@ class Mandatory(Constraint):
     def describe(self, subject: Identifier) -> str:
         return f"{subject} is mandatory"
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        sink.clause([subject])
+
+    def reify(self, gates: Gates, subject: int) -> int:
         return subject
 
 
@@ -61,7 +50,10 @@ class Prohibited(Constraint):
     def describe(self, subject: Identifier) -> str:
         return f"{subject} is prohibited"
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        sink.clause([-subject])
+
+    def reify(self, gates: Gates, subject: int) -> int:
         return -subject
 
 
@@ -79,13 +71,13 @@ class Dependency(Constraint):
             return f"{subject} has a dependency without any candidates to satisfy it"
         return f"{subject} requires at least one of {', '.join(self.ids)}"
 
-    def encode(self, encoder: Encoder, subject: int) -> None:
-        candidates = encoder.lits(self.ids)
-        encoder.clause([-subject, *candidates])
-        encoder.prefer(subject, candidates)
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        candidates = sink.lits(self.ids)
+        sink.clause([-subject, *candidates])
+        sink.prefer(subject, candidates)
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        return encoder.or_gate([-subject, *encoder.lits(self.ids)])
+    def reify(self, gates: Gates, subject: int) -> int:
+        return gates.or_gate([-subject, *gates.lits(self.ids)])
 
     def order(self) -> tuple[Identifier, ...]:
         return self.ids
@@ -100,11 +92,11 @@ class Conflict(Constraint):
     def describe(self, subject: Identifier) -> str:
         return f"{subject} conflicts with {self.id}"
 
-    def encode(self, encoder: Encoder, subject: int) -> None:
-        encoder.clause([-subject, -encoder.lit(self.id)])
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        sink.clause([-subject, -sink.lit(self.id)])
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        return encoder.or_gate([-subject, -encoder.lit(self.id)])
+    def reify(self, gates: Gates, subject: int) -> int:
+        return gates.or_gate([-subject, -gates.lit(self.id)])
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -123,26 +115,14 @@ class AtMost(Constraint):
     def describe(self, subject: Identifier) -> str:
         return f"{subject} permits at most {self.n} of {', '.join(self.ids)}"
 
-    def encode(self, encoder: Encoder, subject: int) -> None:
-        lits = encoder.lits(self.ids)
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        lits = sink.lits(self.ids)
         if len(lits) > self.n:
-            encoder.at_most(self.n, lits)
+            sink.at_most(self.n, lits)
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        """Sequential counter defined both ways: ``Not(AtMost(...))`` must mean "more than n"."""
-        lits = encoder.lits(self.ids)
-        if len(lits) <= self.n:
-            return encoder.true()
-        # counts[j] is true exactly when at least j+1 of the literals seen so far are true
-        counts: list[int] = []
-        for lit in lits:
-            updated: list[int] = []
-            for j in range(min(len(counts) + 1, self.n + 1)):
-                options = [counts[j]] if j < len(counts) else []
-                options.append(lit if j == 0 else encoder.and_gate([lit, counts[j - 1]]))
-                updated.append(encoder.or_gate(options))
-            counts = updated
-        return -counts[self.n]
+    def reify(self, gates: Gates, subject: int) -> int:
+        """Defined both ways by the encoder: ``Not(AtMost(...))`` must mean "more than n"."""
+        return gates.at_most_gate(self.n, gates.lits(self.ids))
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -159,12 +139,12 @@ class And(Constraint):
             return f"{subject}: nothing is required"
         return " and ".join(f"({c.describe(subject)})" for c in self.operands)
 
-    def encode(self, encoder: Encoder, subject: int) -> None:
+    def encode(self, sink: ClauseSink, subject: int) -> None:
         for operand in self.operands:
-            operand.encode(encoder, subject)
+            operand.encode(sink, subject)
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        return encoder.and_gate([c.reify(encoder, subject) for c in self.operands])
+    def reify(self, gates: Gates, subject: int) -> int:
+        return gates.and_gate([c.reify(gates, subject) for c in self.operands])
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -181,8 +161,8 @@ class Or(Constraint):
             return f"{subject}: an empty choice that can never hold"
         return "either " + " or ".join(f"({c.describe(subject)})" for c in self.operands)
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        return encoder.or_gate([c.reify(encoder, subject) for c in self.operands])
+    def reify(self, gates: Gates, subject: int) -> int:
+        return gates.or_gate([c.reify(gates, subject) for c in self.operands])
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,8 +174,8 @@ class Not(Constraint):
     def describe(self, subject: Identifier) -> str:
         return f"not ({self.operand.describe(subject)})"
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        return -self.operand.reify(encoder, subject)
+    def reify(self, gates: Gates, subject: int) -> int:
+        return -self.operand.reify(gates, subject)
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -217,11 +197,11 @@ class Clause(Constraint):
             return f"{subject} carries an empty clause, which can never hold"
         return f"at least one of {', '.join(words)} holds"
 
-    def _lits(self, encoder: Encoder) -> list[int]:
-        return [encoder.lit(i) if positive else -encoder.lit(i) for i, positive in self.literals]
+    def _lits(self, gates: Gates) -> list[int]:
+        return [gates.lit(i) if positive else -gates.lit(i) for i, positive in self.literals]
 
-    def encode(self, encoder: Encoder, subject: int) -> None:
-        encoder.clause(self._lits(encoder))
+    def encode(self, sink: ClauseSink, subject: int) -> None:
+        sink.clause(self._lits(sink))
 
-    def reify(self, encoder: Encoder, subject: int) -> int:
-        return encoder.or_gate(self._lits(encoder))
+    def reify(self, gates: Gates, subject: int) -> int:
+        return gates.or_gate(self._lits(gates))

@@ -7,12 +7,9 @@ exit 1. Malformed problems (unknown or duplicate identifiers) are input errors (
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from deppy.errors import InputError
-
-if TYPE_CHECKING:
-    from deppy.solver.model import AppliedConstraint
+from deppy.solver.model import AppliedConstraint
 
 
 class NotSatisfiable(Exception):

@@ -21,15 +21,27 @@ BACKEND = "minisat22"
 class SatOracle:
     """A PySAT solver loaded with a problem's groups, hard or guarded by selector literals."""
 
-    def __init__(self, problem: Problem, *, guarded: bool, deadline: float | None = None) -> None:
+    def __init__(
+        self,
+        problem: Problem | None,
+        *,
+        guarded: bool = False,
+        deadline: float | None = None,
+        top: int = 0,
+    ) -> None:
+        """Load ``problem``'s groups; with ``problem=None`` start empty over ``top`` variables."""
         self.deadline = deadline
-        self.top = problem.top
+        self.top = problem.top if problem is not None else top
         self.selectors: list[int] = []
         # PySAT loads only when a solve needs a full SAT call: most resolutions finish on
         # propagation alone, and a CLI run pays for every import.
         from pysat.solvers import Solver
 
         self._solver = Solver(name=BACKEND)
+        if problem is not None:
+            self._load(problem, guarded)
+
+    def _load(self, problem: Problem, guarded: bool) -> None:
         add = self._solver.add_clause
         if guarded:
             self.selectors = [self._new_var() for _ in problem.owners]

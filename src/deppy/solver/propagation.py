@@ -65,9 +65,17 @@ class Propagator:
                 self.conflict = True
         for record in at_most:
             self._add_at_most(record, units)
+        # the closure does not depend on the order: assign every unit, then propagate once
+        value = self._value
         for lit in units:
-            if not self.assume(lit):
-                break
+            state = value[lit + n]
+            if state == -1:
+                self.conflict = True
+                return
+            if state == 0:
+                self._assign(lit)
+        if not self._propagate():
+            self.conflict = True
 
     # -- construction ----------------------------------------------------------------------
     def _add_long_clause(self, clause: Sequence[int], units: list[int]) -> None:

@@ -5,6 +5,10 @@ candidate to try), one per anchor at first. Guessing a candidate appends one cho
 dependency it has and assumes it; unit propagation alone judges the guess. When no choice is
 left a full SAT solve decides; on failure the latest guess is undone and its choice is put back
 at the front with the next candidate. ``conformance/deppy-go/README.md`` states these rules.
+
+This is the fast search: it propagates the flat clauses and counts at-most constraints, and it
+is exact as long as the reference has learned nothing. At the first guess that fails by a
+conflict (or the first full solve that fails) it hands over to :mod:`deppy.solver.learning`.
 """
 
 from __future__ import annotations
@@ -18,20 +22,20 @@ from deppy.solver.errors import SolveTimeout
 from deppy.solver.oracle import SatOracle
 from deppy.solver.propagation import Propagator
 
-_DEADLINE_CHECK_EVERY = 256
+DEADLINE_CHECK_EVERY = 256
 # After this many bad guesses, check once with a full solve that a solution exists at all: the
 # search would find out too, but only after trying every combination of candidates.
-_FAILURES_BEFORE_SAT_CHECK = 64
+FAILURES_BEFORE_SAT_CHECK = 64
 
 
 @dataclass(slots=True)
-class _Choice:
+class Choice:
     candidates: list[int]
     index: int = 0
 
 
 @dataclass(slots=True)
-class _Guess:
+class Guess:
     lit: int  # 0 when nothing was assumed (choice already satisfied or exhausted)
     index: int
     candidates: list[int]
@@ -69,31 +73,99 @@ class LazyOracle:
             self._oracle.close()
 
 
+class Choices:
+    """The search's deque of choices and stack of guesses, kept as the reference keeps them.
+
+    Shared by the fast search and the learning search: they differ only in how a guess is
+    judged and undone, never in which guess comes next.
+    """
+
+    def __init__(self, problem: Problem, oracle: LazyOracle, deadline: float | None) -> None:
+        self.pending: deque[Choice] = deque(Choice([anchor]) for anchor in problem.anchors)
+        self.guesses: list[Guess] = []
+        self._assumed: set[int] = set()
+        self._preferences = problem.preferences
+        self._oracle = oracle
+        self._deadline = deadline
+        self._steps = 0
+        self._failures = 0
+
+    def tick(self) -> None:
+        """Count a step of the search; past the deadline, stop it."""
+        self._steps += 1
+        if (
+            self._deadline is not None
+            and self._steps % DEADLINE_CHECK_EVERY == 0
+            and time.monotonic() > self._deadline
+        ):
+            raise SolveTimeout()
+
+    def hopeless(self) -> bool:
+        """Count a failure; True when the guesses are used up or no solution exists at all."""
+        self._failures += 1
+        if self._failures == FAILURES_BEFORE_SAT_CHECK:
+            self._oracle.get()
+            if not self._oracle.satisfiable:
+                return True
+        return not self.guesses
+
+    def guess(self) -> int:
+        """Take the front choice: the candidate to assume, or 0 when it assumes nothing."""
+        choice = self.pending.popleft()
+        candidates = choice.candidates
+        lit = candidates[choice.index] if choice.index < len(candidates) else 0
+        if lit and not self._assumed.isdisjoint(candidates):
+            lit = 0
+        guess = Guess(lit, choice.index, candidates)
+        self.guesses.append(guess)
+        if lit:
+            for dependency in self._preferences.get(lit, ()):
+                guess.children += 1
+                self.pending.append(Choice(dependency))
+            self._assumed.add(lit)
+        return lit
+
+    def undo(self) -> int:
+        """Undo the latest guess; returns the literal it had assumed (0 for none)."""
+        guess = self.guesses.pop()
+        self._assumed.discard(guess.lit)
+        for _ in range(guess.children):
+            self.pending.pop()
+        self.pending.appendleft(Choice(guess.candidates, guess.index + (1 if guess.lit else 0)))
+        return guess.lit
+
+    def lits(self) -> list[int]:
+        return [g.lit for g in self.guesses if g.lit]
+
+
+class Handover:
+    """The search met a failure the reference learns from; the learning search must decide."""
+
+
+HANDOVER = Handover()
+
+
 def preference_search(
     problem: Problem,
     propagator: Propagator,
     oracle: LazyOracle,
     deadline: float | None = None,
-) -> SearchResult | None:
-    """Run the search; None when the problem is unsatisfiable."""
-    choices: deque[_Choice] = deque(_Choice([anchor]) for anchor in problem.anchors)
-    guesses: list[_Guess] = []
-    assumed: set[int] = set()
-    preferences = problem.preferences
+) -> SearchResult | Handover | None:
+    """Run the search; None when the problem is unsatisfiable.
+
+    Returns ``HANDOVER`` at the first guess that fails by a conflict, or the first full solve
+    that fails: from there on the reference's answer depends on the clauses it learns
+    (:mod:`deppy.solver.learning`). Up to that point it has learned nothing, and this search,
+    propagating the flat clauses, makes the same guesses at a fraction of the cost. A candidate
+    that is already false fails without a conflict, so nothing is learned from it here either.
+    """
+    state = Choices(problem, oracle, deadline)
     failed = propagator.conflict
-    failures = 0
-    steps = 0
     num_inputs = len(problem.variables)
     while True:
-        steps += 1
-        if (
-            deadline is not None
-            and steps % _DEADLINE_CHECK_EVERY == 0
-            and time.monotonic() > deadline
-        ):
-            raise SolveTimeout()
-        if not choices and not failed:
-            lits = [g.lit for g in guesses if g.lit]
+        state.tick()
+        if not state.pending and not failed:
+            lits = state.lits()
             forced = propagator.completion(num_inputs)
             if forced is not None:
                 return SearchResult(lits, None, forced)
@@ -102,36 +174,19 @@ def preference_search(
                 return None
             if sat.solve(lits):
                 return SearchResult(lits, sat.model(), None)
-            failed = True
+            return HANDOVER
         if failed:
-            failures += 1
-            if failures == _FAILURES_BEFORE_SAT_CHECK:
-                oracle.get()
-                if not oracle.satisfiable:
-                    return None
-            if not guesses:
+            if state.hopeless():
                 return None
-            guess = guesses.pop()
-            if guess.lit:
-                assumed.discard(guess.lit)
+            if state.undo():
                 propagator.pop()
                 failed = False
-            for _ in range(guess.children):
-                choices.pop()
-            choices.appendleft(_Choice(guess.candidates, guess.index + (1 if guess.lit else 0)))
             continue
-        choice = choices.popleft()
-        candidates = choice.candidates
-        lit = candidates[choice.index] if choice.index < len(candidates) else 0
-        if lit and any(c in assumed for c in candidates):
-            lit = 0
-        guess = _Guess(lit, choice.index, candidates)
-        guesses.append(guess)
+        lit = state.guess()
         if not lit:
             continue
-        for dependency in preferences.get(lit, ()):
-            guess.children += 1
-            choices.append(_Choice(dependency))
-        assumed.add(lit)
         propagator.push()
-        failed = not propagator.assume(lit)
+        if propagator.value(lit) == -1:
+            failed = True
+        elif not propagator.assume(lit):
+            return HANDOVER

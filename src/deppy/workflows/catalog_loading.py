@@ -36,21 +36,25 @@ def embedded_request_path() -> Path:
 Report = Callable[[str], None]
 
 
-def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> BundleSource:
+def load_catalogs(
+    specs: list[CatalogSpec], *, report: Report | None = None, store: Path | None = None
+) -> BundleSource:
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid.
 
-    With no spec, the stored catalogs (``deppy catalog add``) with their priorities; only when
-    the store is empty, the embedded example catalog — and ``report`` hears that too. A spec
-    that is no path on disk but a stored catalog's name means that stored catalog.
+    A spec's path may be a URL (``grpc://HOST:PORT``, ``http(s)://…/api/v1/all``), read live,
+    or the name of a stored catalog (a word that is no path on disk). With no spec, the stored
+    catalogs (``deppy catalog add``; the store in ``store``, default ``$DEPPY_HOME`` or the
+    user's) with their priorities; only when the store is empty, the embedded example catalog —
+    and ``report`` hears that too.
     """
     if not specs:
         from deppy.store import Store
 
-        store = Store()
-        stored = store.source()
+        stored_store = Store(store)
+        stored = stored_store.source()
         if stored is not None:
             if report is not None:  # listed when added or refreshed; now one line each
-                for summary in store.list():
+                for summary in stored_store.list():
                     if summary.problems:
                         report(problems_line(summary.name, summary.problems, summary.name))
             return stored
@@ -60,15 +64,15 @@ def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> 
                 "deppy: no --catalog given and no stored catalogs (see 'deppy catalog add'); "
                 "using the embedded example catalog"
             )
-    stored_names = [s.path for s in specs if _stored_name(s)]
+    stored_names = [s.path for s in specs if _stored_name(s, store)]
     if stored_names and len(stored_names) == len(specs):
         from deppy.store import Store
 
-        store = Store()
-        source = store.source(stored_names)  # the store reads only what is asked: fast
+        named_store = Store(store)
+        source = named_store.source(stored_names)  # the store reads only what is asked: fast
         if source is not None:
             if report is not None:
-                for summary in store.list():
+                for summary in named_store.list():
                     if summary.problems and summary.name in stored_names:
                         report(problems_line(summary.name, summary.problems, summary.name))
             return source
@@ -80,22 +84,33 @@ def load_catalogs(specs: list[CatalogSpec], *, report: Report | None = None) -> 
         if spec.path in stored_names:  # beside catalog directories: the whole stored catalog
             from deppy.store import Store
 
-            catalogs.append(Store().load_catalog(spec.path))
+            catalogs.append(Store(store).load_catalog(spec.path))
             continue
-        catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
+        if _is_url(spec.path):
+            from deppy.cluster.remote import load_url_catalog
+
+            name = spec.name or spec.path.split("://", 1)[1].split("/", 1)[0]
+            catalog = load_url_catalog(spec.path, name=name, priority=spec.priority)
+        else:
+            catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
         if report is not None:
             report_problems(catalog, report, listed=False, where=spec.path)
         catalogs.append(catalog)
     return CatalogSet(catalogs)
 
 
-def _stored_name(spec: CatalogSpec) -> bool:
-    """``--catalog NAME``: a word that is no path on disk names a stored catalog."""
-    if spec.name is not None or spec.priority or Path(spec.path).exists():
+def _is_url(path: str) -> bool:
+    # grpc://HOST:PORT or http(s)://…/api/v1/all (deppy.cluster.remote), checked without it
+    return path.lower().startswith(("grpc://", "http://", "https://"))
+
+
+def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
+    """``--catalog NAME``: a word that is no path on disk (nor a URL) names a stored catalog."""
+    if spec.name is not None or spec.priority or _is_url(spec.path) or Path(spec.path).exists():
         return False
     from deppy.store import Store
 
-    return Store().find(spec.path) is not None
+    return Store(store).find(spec.path) is not None
 
 
 def problems_line(name: str, count: int, where: str) -> str:

@@ -1,4 +1,4 @@
-"""A channel's upgrade graph for people: a text tree for the terminal and Graphviz DOT.
+"""A channel's upgrade graph for people: a text tree for the terminal, Graphviz DOT and JSON.
 
 Both read the same edges the resolver follows (``upgrades.channel_edges``), so what ``deppy show``
 draws is what ``deppy resolve`` and ``deppy upgrades`` will do. The text tree lists a channel's
@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.semver import Version
 from deppy.catalog.upgrade_edges import UpgradeEdge, channel_edges
 
-__all__ = ["ChannelGraph", "channel_graph", "graph_as_dot", "graph_as_text"]
+__all__ = ["ChannelGraph", "channel_graph", "graph_as_dict", "graph_as_dot", "graph_as_text"]
 
 EDGE_ORDER = ("replaces", "skips", "skipRange")
 EDGE_STYLE = {"replaces": "solid", "skips": "dashed", "skipRange": "dotted"}
@@ -28,7 +29,9 @@ class ChannelGraph:
     """One channel of one package in one catalog: its bundles (newest first), edges and heads.
 
     Heads are found as operator-registry finds them: entries that no other entry replaces or
-    skips (skipRange does not count). A valid channel has exactly one.
+    skips (skipRange does not count). A valid channel has exactly one. Unreachable bundles are
+    those no upgrade leads to that are neither a head nor the channel's oldest bundle (where
+    the channel began): a subscription only gets there by starting there (``startingCSV``).
     """
 
     catalog: str
@@ -41,6 +44,7 @@ class ChannelGraph:
     heads: tuple[str, ...]
     deprecated_bundles: frozenset[str]
     versions: Mapping[str, Version] = field(compare=False, repr=False)
+    unreachable: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -61,6 +65,15 @@ def channel_graph(source: BundleSource, channel: Channel, catalog: str) -> Chann
     named.update(s for e in channel.entries for s in e.skips)
     meta = source.package(catalog, channel.package)
     deprecated = frozenset(b.name for b in bundles if _bundle_deprecated(source, b))
+    heads = tuple(b.name for b in bundles if b.name not in named)
+    edges = tuple(channel_edges(channel, versions))
+    reached = {e.target for e in edges}
+    oldest = bundles[-1].name if bundles else None
+    unreachable = frozenset(
+        b.name
+        for b in bundles
+        if b.name not in reached and b.name not in heads and b.name != oldest
+    )
     return ChannelGraph(
         catalog=catalog,
         package=channel.package,
@@ -68,10 +81,11 @@ def channel_graph(source: BundleSource, channel: Channel, catalog: str) -> Chann
         default=meta is not None and meta.default_channel == channel.name,
         deprecated=source.channel_deprecated(catalog, channel.package, channel.name),
         bundles=tuple(bundles),
-        edges=tuple(channel_edges(channel, versions)),
-        heads=tuple(b.name for b in bundles if b.name not in named),
+        edges=edges,
+        heads=heads,
         deprecated_bundles=deprecated,
         versions=versions,
+        unreachable=unreachable,
     )
 
 
@@ -182,3 +196,30 @@ def graph_as_dot(graphs: Sequence[ChannelGraph], title: str) -> str:
         out.append("  }")
     out.append("}")
     return "\n".join(out)
+
+
+def graph_as_dict(graph: ChannelGraph) -> dict[str, Any]:
+    """The channel for programs: bundles newest first with their marks, and every edge with its
+    kind (a source outside the channel appears only in ``edges``, as in the DOT graph)."""
+    skip_ranges = {e.name: e.skip_range_text for e in graph.channel.entries}
+    heads = set(graph.heads)
+    return {
+        "catalog": graph.catalog,
+        "package": graph.package,
+        "channel": graph.name,
+        "default": graph.default,
+        "deprecated": graph.deprecated,
+        "heads": list(graph.heads),
+        "bundles": [
+            {
+                "name": b.name,
+                "version": str(b.version),
+                "head": b.name in heads,
+                "deprecated": b.name in graph.deprecated_bundles,
+                "unreachable": b.name in graph.unreachable,
+                "skipRange": skip_ranges.get(b.name),
+            }
+            for b in graph.bundles
+        ],
+        "edges": [{"from": e.source, "to": e.target, "kind": e.kind} for e in graph.edges],
+    }

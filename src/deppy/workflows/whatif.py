@@ -10,6 +10,7 @@ its own as well, so the report can say which of them breaks and which would stil
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -24,6 +25,7 @@ from deppy.resolution.context import ResolutionContext
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import parse_version
 from deppy.resolution.resolver import resolve
+from deppy.solver import SolveTimeout
 from deppy.workflows.upgrades import cluster_refusals
 
 __all__ = ["PackageChange", "WhatIf", "next_cluster", "parse_next", "what_if", "whatif_as_text"]
@@ -126,14 +128,23 @@ class WhatIf:
         }
 
 
-def what_if(source: BundleSource, request: ResolutionRequest, target: ClusterFacts) -> WhatIf:
-    """Resolve at the current and at the ``target`` cluster versions and compare per package."""
-    before = resolve(source, request)
+def what_if(
+    source: BundleSource,
+    request: ResolutionRequest,
+    target: ClusterFacts,
+    *,
+    timeout: float | None = None,
+) -> WhatIf:
+    """Resolve at the current and at the ``target`` cluster versions and compare per package.
+
+    ``timeout`` bounds all the resolutions together (``SolveTimeout`` past it)."""
+    clock = _Clock(timeout)
+    before = clock.resolve(source, request)
     later = replace(request, cluster=target)
-    after = resolve(source, later)
+    after = clock.resolve(source, later)
     changes: list[PackageChange] = []
     if before.selection is not None:
-        judge = _Judge(source, request, later)
+        judge = _Judge(source, request, later, clock)
         if after.selection is not None:
             changes = judge.compare(before.selection, after.selection)
         else:
@@ -141,12 +152,32 @@ def what_if(source: BundleSource, request: ResolutionRequest, target: ClusterFac
     return WhatIf(request.cluster, target, before, after, tuple(changes))
 
 
+class _Clock:
+    """One deadline shared by several resolutions."""
+
+    def __init__(self, timeout: float | None) -> None:
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+
+    def resolve(self, source: BundleSource, request: ResolutionRequest) -> Resolution:
+        if self.deadline is None:
+            return resolve(source, request)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise SolveTimeout()
+        return resolve(source, request, timeout=left)
+
+
 class _Judge:
     """Compares selections and names the cluster fact behind each difference."""
 
     def __init__(
-        self, source: BundleSource, now: ResolutionRequest, later: ResolutionRequest
+        self,
+        source: BundleSource,
+        now: ResolutionRequest,
+        later: ResolutionRequest,
+        clock: _Clock,
     ) -> None:
+        self.clock = clock
         self.source = source
         self.later = later
         self.now_context = ResolutionContext.create(source, now)
@@ -190,10 +221,10 @@ class _Judge:
         for required in self.later.required:
             same = tuple(i for i in self.later.installed if i.package == required.package)
             only = replace(self.later, required=(required,), installed=same)
-            alone.setdefault(required.package, resolve(self.source, only))
+            alone.setdefault(required.package, self.clock.resolve(self.source, only))
         for installed in self.later.installed:
             only = replace(self.later, required=(), installed=(installed,))
-            alone.setdefault(installed.package, resolve(self.source, only))
+            alone.setdefault(installed.package, self.clock.resolve(self.source, only))
         changes: list[PackageChange] = []
         for item in before:
             own = alone.get(item.package)

@@ -1,0 +1,102 @@
+"""``deppy serve``: the HTTP API and the web UI, with catalogs kept warm in memory.
+
+FastAPI and uvicorn are imported inside the command: every other command starts without them.
+"""
+
+from __future__ import annotations
+
+import click
+
+from deppy.cli.main import cli
+from deppy.errors import InputError
+from deppy.resolution.request_parsing import parse_catalog
+
+
+@cli.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@click.option(
+    "--catalog",
+    "catalogs",
+    multiple=True,
+    metavar="PATH[=NAME[:PRIORITY]]",
+    help="A catalog directory (repeatable); default: the stored catalogs, else the embedded "
+    "example.",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False),
+    help="A file holding a bearer token that every /api/v1 call must send; required to listen "
+    "on anything but loopback.",
+)
+@click.option(
+    "--max-body",
+    type=click.IntRange(min=1),
+    default=1024 * 1024,
+    show_default=True,
+    metavar="BYTES",
+    help="Larger request bodies get 413.",
+)
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest a resolution may take (503 past it).",
+)
+@click.option(
+    "--solvers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Resolutions that may run at once; others wait for a free slot.",
+)
+@click.option(
+    "--reload-interval",
+    type=click.FloatRange(min=0),
+    default=2.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How often to look for changed catalog files or store (0: only on POST "
+    "/api/v1/catalogs/reload).",
+)
+def serve_cmd(
+    host: str,
+    port: int,
+    catalogs: tuple[str, ...],
+    token_file: str | None,
+    max_body: int,
+    deadline: float,
+    solvers: int,
+    reload_interval: float,
+) -> None:
+    """Serve the resolver over HTTP: the API under /api/v1/ (OpenAPI at /openapi.json, docs at
+    /docs) and the web UI at /. Read-only; loopback only unless --token-file is given.
+    """
+    from deppy.service.config import ServiceConfig, is_loopback, read_token
+
+    token = read_token(token_file) if token_file else None
+    if token is None and not is_loopback(host):
+        raise InputError(
+            f"--host {host}",
+            "listening beyond this machine needs a bearer token",
+            "add --token-file FILE (clients send 'Authorization: Bearer TOKEN')",
+        )
+    config = ServiceConfig(
+        catalogs=tuple(parse_catalog(spec) for spec in catalogs),
+        token=token,
+        max_body=max_body,
+        deadline=deadline,
+        solvers=solvers,
+        reload_interval=reload_interval,
+    )
+    import uvicorn
+
+    from deppy.service.app import create_app
+
+    click.echo("deppy: loading catalogs …", err=True)
+    app = create_app(config, report=lambda line: click.echo(line, err=True))
+    shown = "localhost" if is_loopback(host) else host
+    click.echo(f"deppy: serving on http://{shown}:{port}/ (API docs at /docs)", err=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

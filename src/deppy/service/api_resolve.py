@@ -1,0 +1,212 @@
+"""Resolve, what the next cluster version changes, and the updates of installed bundles.
+
+``POST /api/v1/resolve`` answers exactly what ``deppy resolve -o json`` prints for the same
+question (``-v`` is ``?verbose=true``), ``?dryRunNext=`` what ``--dry-run-next -o json`` prints,
+``?trace=true`` the trace file ``--trace`` writes; ``GET /api/v1/upgrades`` what ``deppy
+upgrades -o json`` prints. Each resolution runs in a solver slot under a deadline.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from starlette.responses import Response
+
+from deppy.errors import InputError
+from deppy.resolution.answer import Resolution
+from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request_parsing import parse_installed, parse_version
+from deppy.service.bodies import parse_request
+from deppy.service.context import Service, cli_json, service_of
+from deppy.service.problems import Problem, problems
+from deppy.service.schemas import RESOLVE_BODY
+from deppy.service.svg import resolution_graph_svg
+from deppy.workflows.resolution_graph import resolution_graph
+from deppy.workflows.resolve import resolve_with_options
+from deppy.workflows.upgrades import upgrade_reports
+
+router = APIRouter(prefix="/api/v1", tags=["resolve"])
+
+Timeout = Annotated[
+    float | None,
+    Query(gt=0, description="Seconds this resolution may take (at most deppy serve --deadline)."),
+]
+
+
+def resolution_data(resolution: Resolution, *, verbose: bool) -> dict[str, Any]:
+    """``Resolution.as_dict`` as ``deppy resolve -o json`` shows it (solver-level texts only
+    with ``verbose``)."""
+    data = resolution.as_dict()
+    if not verbose and "explanation" in data:
+        data["explanation"].pop("constraints", None)
+    return data
+
+
+def _resolve(
+    service: Service, body: bytes, content_type: str, timeout: float | None
+) -> tuple[Resolution, ResolutionRequest]:
+    with service.catalogs.lease() as loaded:
+        request = parse_request(body, content_type, loaded.source.names())
+        resolution = service.gate.run(
+            lambda left: resolve_with_options(
+                loaded.source, request, timeout=left, pipeline=None, trace=None
+            ),
+            asked=timeout,
+        )
+    return resolution, request
+
+
+def _dry_run(
+    service: Service, body: bytes, content_type: str, value: str, timeout: float | None
+) -> dict[str, Any]:
+    from deppy.workflows.whatif import parse_next, what_if
+
+    with service.catalogs.lease() as loaded:
+        request = parse_request(body, content_type, loaded.source.names())
+        try:
+            target = parse_next(value, request.cluster)
+        except InputError as error:
+            raise Problem.of(error, field="query.dryRunNext") from None
+        report = service.gate.run(
+            lambda left: what_if(loaded.source, request, target, timeout=left), asked=timeout
+        )
+    return report.as_dict()
+
+
+def _trace(service: Service, body: bytes, content_type: str, timeout: float | None) -> bytes:
+    with service.catalogs.lease() as loaded, tempfile.TemporaryDirectory() as folder:
+        request = parse_request(body, content_type, loaded.source.names())
+        path = Path(folder) / "resolution.trace.jsonl"
+        service.gate.run(
+            lambda left: resolve_with_options(
+                loaded.source, request, timeout=left, pipeline=None, trace=path
+            ),
+            asked=timeout,
+        )
+        return path.read_bytes()
+
+
+@router.post(
+    "/resolve",
+    summary="Resolve an ActiveResolution (= deppy resolve -o json)",
+    openapi_extra={"requestBody": RESOLVE_BODY},
+    responses={
+        200: {
+            "description": "The answer: the selection in install order, or an explanation "
+            "(resolved: false); with dryRunNext, the comparison; with trace, the trace lines",
+            "content": {
+                "application/json": {"schema": {"type": "object"}},
+                "application/x-ndjson": {"schema": {"type": "string"}},
+            },
+        },
+        **problems(400, 413, 415, 422, 503),
+    },
+)
+async def resolve(
+    request: Request,
+    timeout: Timeout = None,
+    verbose: Annotated[bool, Query(description="Also the solver-level constraints.")] = False,
+    trace: Annotated[bool, Query(description="Answer with the trace (JSON lines).")] = False,
+    dry_run_next: Annotated[
+        str | None,
+        Query(
+            alias="dryRunNext",
+            description="'next' (the next minor versions of spec.cluster) or "
+            "'ocp=4.19,kube=1.32.0': what that cluster version changes, per package.",
+        ),
+    ] = None,
+) -> Response:
+    service = service_of(request)
+    body = await request.body()
+    content_type = request.headers.get("content-type", "")
+    if dry_run_next is not None:
+        report = await run_in_threadpool(
+            _dry_run, service, body, content_type, dry_run_next, timeout
+        )
+        return cli_json(report)
+    if trace:
+        lines = await run_in_threadpool(_trace, service, body, content_type, timeout)
+        return Response(lines, media_type="application/x-ndjson")
+    resolution, _ = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    return cli_json(resolution_data(resolution, verbose=verbose))
+
+
+@router.post(
+    "/resolve/graph",
+    summary="Resolve, with who brought in whom as a graph (JSON and SVG)",
+    openapi_extra={"requestBody": RESOLVE_BODY},
+    responses={
+        200: {
+            "description": "resolution (as POST /resolve answers), graph (nodes and edges) "
+            "and svg (the graph drawn)",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        **problems(400, 413, 415, 422, 503),
+    },
+)
+async def resolve_graph(request: Request, timeout: Timeout = None) -> Response:
+    service = service_of(request)
+    body = await request.body()
+    content_type = request.headers.get("content-type", "")
+    resolution, _ = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    graph = resolution_graph(resolution)
+    return cli_json(
+        {
+            "resolution": resolution_data(resolution, verbose=False),
+            "graph": graph,
+            "svg": resolution_graph_svg(graph) if resolution.resolved else None,
+        }
+    )
+
+
+def _cluster(ocp: str | None, kube: str | None) -> ClusterFacts:
+    return ClusterFacts(
+        parse_version(ocp, "query.ocpVersion", tolerant=True) if ocp else None,
+        parse_version(kube, "query.kubeVersion", tolerant=True) if kube else None,
+    )
+
+
+OcpVersion = Annotated[
+    str | None, Query(alias="ocpVersion", description="The cluster's OpenShift version (4.18).")
+]
+KubeVersion = Annotated[
+    str | None,
+    Query(alias="kubeVersion", description="The cluster's Kubernetes version (1.31.0)."),
+]
+
+
+@router.get(
+    "/upgrades",
+    summary="Updates of installed bundles (= deppy upgrades -o json)",
+    responses={
+        200: {"description": "One report per installed bundle, in the order given"},
+        **problems(404, 422, 503),
+    },
+)
+def upgrades(
+    request: Request,
+    installed: Annotated[
+        list[str],
+        Query(
+            min_length=1,
+            description="PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME], repeatable",
+        ),
+    ],
+    ocp_version: OcpVersion = None,
+    kube_version: KubeVersion = None,
+) -> Response:
+    service = service_of(request)
+    specs = []
+    for n, spec in enumerate(installed):
+        try:
+            specs.append(parse_installed(spec))
+        except InputError as error:
+            raise Problem.of(error, field=f"query.installed[{n}]") from None
+    cluster = _cluster(ocp_version, kube_version)
+    with service.catalogs.lease() as loaded:
+        reports, _ = service.gate.run(lambda _left: upgrade_reports(loaded.source, specs, cluster))
+    return cli_json([r.as_dict() for r in reports])

@@ -1,0 +1,241 @@
+"""The catalogs the service answers from: loaded once, kept warm, swapped when they change.
+
+One :class:`Loaded` generation serves every request until a newer one replaces it. A reload is
+noticed by a fingerprint — the store's files, or every file under the ``--catalog`` paths, by
+size and modification time — looked at every few seconds and on ``POST
+/api/v1/catalogs/reload``; the new generation is loaded aside while the old one keeps answering.
+A stored source holds a read transaction, so a generation is closed only once the last request
+using it has finished (``lease``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
+from deppy.errors import DeppyError
+from deppy.resolution.request_parsing import CatalogSpec
+from deppy.service.problems import Problem
+from deppy.workflows.catalog_loading import EMBEDDED, Report, load_catalogs
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+ANSWERS_KEPT = 512
+
+
+@dataclass(slots=True, eq=False)
+class Loaded:
+    """One generation of catalogs, with what was computed from it (catalog checks)."""
+
+    source: BundleSource
+    generation: int
+    origin: str  # store | paths | embedded
+    fingerprint: Fingerprint
+    loaded_at: float
+    catalogs: tuple[dict[str, Any], ...]
+    users: int = 0
+    retired: bool = False
+    closed: bool = False
+    answers: dict[tuple[str, ...], bytes] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def remember(self, key: tuple[str, ...], compute: Callable[[], bytes]) -> bytes:
+        """An answer computed once per generation (catalogs never change within one): the
+        pages people browse — search, package, graph, catalog check — stay cheap under load."""
+        with self.lock:
+            found = self.answers.get(key)
+        if found is not None:
+            return found
+        answer = compute()
+        with self.lock:
+            if len(self.answers) >= ANSWERS_KEPT:
+                self.answers.pop(next(iter(self.answers)))
+            self.answers[key] = answer
+        return answer
+
+    def close(self) -> None:
+        self.closed = True
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+
+
+def _store_files(home: Path) -> list[str]:
+    from deppy.store.location import database_path
+
+    path = str(database_path(home))
+    return [path, path + "-wal"]
+
+
+def fingerprint(specs: tuple[CatalogSpec, ...], home: Path) -> Fingerprint:
+    """Size and mtime of every file the catalogs come from (the store's, or the paths')."""
+    found: list[tuple[str, int, int]] = []
+    if not specs:
+        for path in _store_files(home):
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            found.append((path, stat.st_size, stat.st_mtime_ns))
+        return tuple(found)
+    for spec in specs:
+        for root, dirs, files in os.walk(spec.path):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                try:
+                    stat = os.stat(path)
+                except OSError:
+                    continue
+                found.append((path, stat.st_size, stat.st_mtime_ns))
+        if os.path.isfile(spec.path):
+            stat = os.stat(spec.path)
+            found.append((spec.path, stat.st_size, stat.st_mtime_ns))
+    return tuple(found)
+
+
+def warm(source: BundleSource, home: Path) -> CatalogSet:
+    """The stored catalogs read whole into memory, once: a stored source reads each package
+    when first asked, and re-reads every bundle for a search; a server asked many questions
+    is better off paying once (the store gives back exactly what was added)."""
+    if isinstance(source, CatalogSet):
+        return source
+    from deppy.store import Store
+
+    store = Store(home)
+    try:
+        return CatalogSet([store.load_catalog(name) for name in source.names()])
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+
+
+def describe_catalogs(
+    source: CatalogSet, from_store: bool
+) -> tuple[str, tuple[dict[str, Any], ...]]:
+    """Where the catalogs came from, and one summary per catalog, most preferred first."""
+    rows = []
+    for name in source.names():
+        catalog = source.catalog(name)
+        rows.append(
+            {
+                "name": name,
+                "priority": catalog.priority,
+                "packages": len(catalog.packages),
+                "bundles": len(catalog.bundles),
+                "problems": len(catalog.problems),
+                "path": str(catalog.path),
+            }
+        )
+    if from_store:
+        return "store", tuple(rows)
+    return ("embedded" if source.names() == [EMBEDDED] else "paths"), tuple(rows)
+
+
+class CatalogState:
+    """The current generation, and the reloading of it."""
+
+    def __init__(self, specs: tuple[CatalogSpec, ...], store: Path | None = None) -> None:
+        from deppy.store.location import store_home
+
+        self.specs = specs
+        self.store = store if store is not None else store_home()  # fixed for the process
+        self._lock = threading.Lock()
+        self._reloading = threading.Lock()
+        self._current: Loaded | None = None
+        self._generation = 0
+        self.last_error: str | None = None
+        self.report: Report | None = None  # hears objects skipped as invalid
+
+    def load(self) -> Loaded:
+        """Load the catalogs now and make them current (the first load raises its error)."""
+        with self._reloading:
+            return self._load()
+
+    def _load(self) -> Loaded:
+        mark = fingerprint(self.specs, self.store)
+        found = load_catalogs(list(self.specs), store=self.store, report=self.report)
+        source = warm(found, self.store)
+        origin, rows = describe_catalogs(source, from_store=source is not found)
+        with self._lock:
+            self._generation += 1
+            loaded = Loaded(source, self._generation, origin, mark, time.time(), rows)
+            old, self._current = self._current, loaded
+            if old is not None:
+                old.retired = True
+                if old.users == 0:
+                    old.close()
+        self.last_error = None
+        return loaded
+
+    def reload_if_changed(self) -> bool:
+        """Load a new generation if the files changed; a failed load keeps the old one."""
+        with self._reloading:
+            current = self._current
+            if current is not None and fingerprint(self.specs, self.store) == current.fingerprint:
+                return False
+            try:
+                self._load()
+            except DeppyError as error:
+                self.last_error = str(error)
+                return False
+            return True
+
+    @property
+    def current(self) -> Loaded | None:
+        return self._current
+
+    @contextmanager
+    def lease(self) -> Iterator[Loaded]:
+        """The current generation, kept open until the ``with`` block ends."""
+        with self._lock:
+            loaded = self._current
+            if loaded is None:
+                raise Problem(
+                    503, "the catalogs are still loading", fix="try again shortly", kind="loading"
+                )
+            loaded.users += 1
+        try:
+            yield loaded
+        finally:
+            with self._lock:
+                loaded.users -= 1
+                if loaded.retired and loaded.users == 0:
+                    loaded.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._current is not None:
+                self._current.retired = True
+                if self._current.users == 0:
+                    self._current.close()
+
+
+class Watcher:
+    """Looks at the catalogs' files every ``interval`` seconds until stopped."""
+
+    def __init__(self, state: CatalogState, interval: float) -> None:
+        self.state = state
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="deppy-catalog-watch", daemon=True)
+
+    def start(self) -> None:
+        if self.interval > 0:
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.state.reload_if_changed()

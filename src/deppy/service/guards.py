@@ -1,0 +1,126 @@
+"""What every request passes before a route sees it: the bearer token and the body limit.
+
+Both are plain ASGI middleware so they act before FastAPI reads anything: a body over the limit
+is refused with 413 as soon as its size is known (from Content-Length, or while it streams in),
+so no more than the limit is ever held; a request without the token never reaches a route.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from deppy.service.problems import Problem
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+API = "/api/v1/"
+OPEN = ("/api/v1/healthz", "/api/v1/readyz")  # probes need no token
+
+
+async def _send_problem(scope: Scope, send: Send, problem: Problem) -> None:
+    response = problem.response(str(scope.get("path", "")))
+    await response(scope, _no_receive, send)
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """413 for a request body over ``limit`` bytes; smaller bodies are read once and replayed."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = Problem(
+            413,
+            f"the request body is larger than {self.limit} bytes",
+            field="body",
+            fix="send a smaller body (deppy serve --max-body BYTES raises the limit)",
+            kind="too-large",
+        )
+        declared = _content_length(scope)
+        if declared is not None and declared > self.limit:
+            await _send_problem(scope, send, too_large)
+            return
+        try:
+            chunks = await self._read(receive)
+        except _TooLarge:
+            await _send_problem(scope, send, too_large)
+            return
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+    async def _read(self, receive: Receive) -> list[bytes]:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return chunks
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                raise _TooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+class BearerToken:
+    """Every /api/v1/ call but the probes needs ``Authorization: Bearer TOKEN``."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = str(scope.get("path", ""))
+        if scope["type"] == "http" and path.startswith(API) and path not in OPEN:
+            given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
+            if not hmac.compare_digest(given, self.expected):
+                problem = Problem(
+                    401,
+                    "this service needs a bearer token",
+                    field="header.Authorization",
+                    fix="send 'Authorization: Bearer TOKEN' with the token of --token-file",
+                    kind="unauthorized",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+                await _send_problem(scope, send, problem)
+                return
+        await self.app(scope, receive, send)

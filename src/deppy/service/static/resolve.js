@@ -1,0 +1,173 @@
+// The resolve page: a form (required, installed, cluster, catalogs, exclusions) → the selection
+// in install order and who brought in whom; or, with no answer, the explanation with each
+// suggestion that changes the request as a button that re-runs it with that change.
+import { get, post } from "./api.js";
+import { bundleHref, h, link, pkgHref, problemBox, svg, table } from "./dom.js";
+
+const FIELDS = {
+  required: [["name", "Package"], ["versionRange", "Version range"], ["channel", "Channel"]],
+  installed: [["name", "Package"], ["version", "Version"], ["channel", "Channel"]],
+  exclude: [["type", "Property type"], ["value", "Value"]],
+};
+const APPLICABLE = new Set(["replace-requirement", "drop-requirement", "drop-installed", "lift-exclusion", "set-cluster"]);
+
+// The request as the form holds it; the hash keeps it, so a result can be linked and reloaded.
+function fromQuery(query) {
+  const saved = query.get("r");
+  if (saved) {
+    try { return JSON.parse(saved); } catch { /* a hand-edited link: start from the rest */ }
+  }
+  const state = { required: [], installed: [], exclude: [], cluster: {}, sources: [] };
+  for (const spec of query.getAll("require")) {
+    const [name, versionRange = ""] = spec.split("@");
+    state.required.push({ name, versionRange, channel: "" });
+  }
+  for (const spec of query.getAll("installed")) {
+    const [name, version = ""] = spec.split("@");
+    state.installed.push({ name, version, channel: "" });
+  }
+  if (!state.required.length && !state.installed.length) state.required.push({ name: "", versionRange: "", channel: "" });
+  return state;
+}
+
+function clean(row) {
+  return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== "" && v !== undefined && v !== null));
+}
+
+export function activeResolution(state) {
+  const constraints = [
+    ...state.required.map((r) => ({ required: clean(r) })),
+    ...state.installed.map((i) => ({ installed: clean(i) })),
+  ];
+  const spec = { constraints };
+  const cluster = clean(state.cluster || {});
+  if (Object.keys(cluster).length) spec.cluster = cluster;
+  if (state.sources?.length) spec.sources = state.sources;
+  if (state.exclude?.length) spec.exclude = state.exclude.map(clean);
+  return { apiVersion: "deppy.io/v1alpha1", kind: "ActiveResolution", spec };
+}
+
+// A suggestion's change applied to the request (indices count the required, installed and
+// exclude lists in order, as the resolver numbered them).
+export function applyChange(state, change) {
+  const next = structuredClone(state);
+  if (change.kind === "replace-requirement") {
+    const r = change.requirement || {};
+    next.required[change.index] = { name: r.name || "", versionRange: r.versionRange || "", channel: r.channel || "" };
+  } else if (change.kind === "drop-requirement") {
+    next.required.splice(change.index, 1);
+  } else if (change.kind === "drop-installed") {
+    next.installed.splice(change.index, 1);
+  } else if (change.kind === "lift-exclusion") {
+    next.exclude.splice(change.index, 1);
+  } else if (change.kind === "set-cluster") {
+    next.cluster = { ...next.cluster };
+    if ("openshiftVersion" in change) next.cluster.openshiftVersion = change.openshiftVersion || "";
+    if ("kubernetesVersion" in change) next.cluster.kubernetesVersion = change.kubernetesVersion || "";
+  }
+  return next;
+}
+
+function go(state) {
+  const target = `#/resolve?r=${encodeURIComponent(JSON.stringify(state))}`;
+  if (location.hash === target) window.dispatchEvent(new HashChangeEvent("hashchange"));
+  else location.hash = target;
+}
+
+function rowsEditor(state, kind, title, addText) {
+  const box = h("fieldset", { id: `${kind}-rows` }, h("legend", {}, title));
+  state[kind].forEach((row, n) => {
+    const line = h("div", { class: "row" });
+    for (const [key, label] of FIELDS[kind]) {
+      const id = `${kind}-${n}-${key}`;
+      line.append(h("label", { for: id }, `${label}`,
+        h("input", { id, name: id, value: row[key] || "", oninput: (e) => { row[key] = e.target.value; } })));
+    }
+    line.append(h("button", { type: "button", class: "plain small", "aria-label": `Remove ${title.toLowerCase()} ${n + 1}`,
+      onclick: () => { state[kind].splice(n, 1); box.replaceWith(rowsEditor(state, kind, title, addText)); } }, "Remove"));
+    box.append(line);
+  });
+  box.append(h("button", { type: "button", class: "plain small", id: `add-${kind}`, onclick: () => {
+    state[kind].push(Object.fromEntries(FIELDS[kind].map(([k]) => [k, ""])));
+    const fresh = rowsEditor(state, kind, title, addText);
+    box.replaceWith(fresh);
+    fresh.querySelector(`#${kind}-${state[kind].length - 1}-${FIELDS[kind][0][0]}`).focus();
+  } }, addText));
+  return box;
+}
+
+function form(state, catalogs) {
+  const cluster = state.cluster || (state.cluster = {});
+  const clusterBox = h("fieldset", {}, h("legend", {}, "Cluster"),
+    h("div", { class: "row" },
+      h("label", { for: "ocp" }, "OpenShift version", h("input", { id: "ocp", value: cluster.openshiftVersion || "", placeholder: "4.18", oninput: (e) => { cluster.openshiftVersion = e.target.value; } })),
+      h("label", { for: "kube" }, "Kubernetes version", h("input", { id: "kube", value: cluster.kubernetesVersion || "", placeholder: "1.31.0", oninput: (e) => { cluster.kubernetesVersion = e.target.value; } }))));
+  const sources = h("fieldset", {}, h("legend", {}, "Catalogs (none ticked: all)"),
+    catalogs.map((c) => h("label", { style: "margin-right:1em" },
+      h("input", { type: "checkbox", value: c.name, checked: state.sources?.includes(c.name),
+        onchange: (e) => {
+          state.sources = (state.sources || []).filter((s) => s !== c.name);
+          if (e.target.checked) state.sources.push(c.name);
+        } }), ` ${c.name}`)));
+  return h("form", { id: "resolve-form", onsubmit: (e) => { e.preventDefault(); go(state); } },
+    rowsEditor(state, "required", "Required packages", "Add a requirement"),
+    rowsEditor(state, "installed", "Installed bundles", "Add an installed bundle"),
+    clusterBox, sources,
+    rowsEditor(state, "exclude", "Exclusions", "Add an exclusion"),
+    h("div", { class: "actions" }, h("button", { type: "submit", id: "resolve-button" }, "Resolve")));
+}
+
+function selectionView(data) {
+  const rows = data.resolution.selection.map((s, n) => [
+    String(n + 1), link(pkgHref(s.package), s.package), link(bundleHref(s.catalog, s.package, s.bundle), s.version),
+    s.channel || "—", s.catalog, s.action === "upgrade" ? `upgrade from ${s.from} via ${s.path.join(" → ")}` : s.action,
+    s.reasons.join("; "),
+  ]);
+  return [
+    h("div", { class: "ok", role: "status" }, h("strong", {}, "Resolved: "),
+      `${rows.length} bundle${rows.length === 1 ? "" : "s"}, in install order.`),
+    h("div", { id: "selection" }, table(["#", "Package", "Version", "Channel", "Catalog", "Action", "Why"], rows)),
+    h("h2", {}, "Who brought in whom"),
+    h("p", { class: "muted" }, "Each arrow goes from whoever needed a bundle to the bundle, labelled with what was needed."),
+    svg(data.svg, "Resolution graph"),
+  ];
+}
+
+function explanationView(state, explanation) {
+  const list = (items, render = (x) => x) => h("ul", {}, items.map((x) => h("li", {}, render(x))));
+  const suggestions = explanation.suggestions.map((s) => {
+    const text = typeof s === "string" ? s : s.text;
+    const change = typeof s === "string" ? null : s.change;
+    const item = h("li", {}, text);
+    if (change && APPLICABLE.has(change.kind)) {
+      item.append(h("button", { type: "button", class: "small suggestion", "data-kind": change.kind,
+        onclick: () => go(applyChange(state, change)) }, "Try this"));
+    }
+    return item;
+  });
+  return h("section", { class: "explanation", id: "explanation" },
+    h("h2", {}, explanation.summary),
+    explanation.roots.length ? [h("h3", {}, "Requested"), list(explanation.roots)] : null,
+    explanation.causes.length ? [h("h3", {}, "Why it cannot be done"), list(explanation.causes, (c) => c.text)] : null,
+    explanation.also.length ? [h("h3", {}, "Also in the way once that is fixed"), list(explanation.also, (c) => c.text)] : null,
+    suggestions.length ? [h("h3", {}, "What would make it work"), h("ul", { class: "suggestions" }, suggestions)] : null);
+}
+
+export async function resolvePage(query) {
+  const state = fromQuery(query);
+  const listing = await get("/catalogs");
+  const parts = [h("h1", {}, "Resolve"), form(state, listing.catalogs)];
+  const asked = query.get("r") && (state.required.some((r) => r.name) || state.installed.some((i) => i.name));
+  if (!asked) return parts;
+  const result = h("div", { id: "result" });
+  try {
+    const data = await post("/resolve/graph", activeResolution(state));
+    for (const warning of data.resolution.warnings) result.append(h("p", { class: "muted" }, `Warning: ${warning}`));
+    if (data.resolution.resolved) result.append(...selectionView(data));
+    else result.append(explanationView(state, data.resolution.explanation));
+  } catch (error) {
+    result.append(problemBox(error));
+  }
+  parts.push(h("h2", { "data-focus": true, id: "answer" }, "Answer"), result);
+  return parts;
+}

@@ -1,0 +1,123 @@
+"""A cluster as the input of a question (``--cluster FILE|DIR`` or ``--kubeconfig F``).
+
+One place turns a cluster into what ``deppy resolve``, ``deppy upgrades`` and ``--dry-run-next``
+need, so they read a cluster the same way:
+
+* installed bundles: each Subscription (and ClusterExtension) as ``--installed`` would say it,
+  plus the hand-installed CSVs, pinned, from the synthetic catalog ``(cluster)``; an
+  ``--installed`` flag for the same package wins over the cluster;
+* cluster versions: from the command line or request file first, else from the cluster;
+* catalogs: ``--catalog`` if given; else the cluster's own CatalogSources (gRPC) and
+  ClusterCatalogs (HTTP), those that cannot be read left out with a warning; a cluster with no
+  catalog object falls back to the stored catalogs. The synthetic catalog is laid over them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
+from deppy.catalog.overlay import Overlay
+from deppy.cluster import (
+    ClusterInstalled,
+    ClusterState,
+    catalog_endpoints,
+    installed_from_state,
+    load_cluster_catalogs,
+    read_cluster_files,
+)
+from deppy.errors import InputError
+from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
+from deppy.resolution.request_parsing import CatalogSpec
+from deppy.workflows.catalog_loading import Report, load_catalogs, report_problems
+
+__all__ = ["ClusterInput", "cluster_input", "read_cluster"]
+
+
+def read_cluster(
+    path: Path | None, kubeconfig: str | None, context: str | None
+) -> ClusterState | None:
+    """The cluster named on the command line, or None when none is named."""
+    if path is not None and (kubeconfig is not None or context is not None):
+        raise InputError(
+            "--cluster and --kubeconfig/--context",
+            "name two clusters",
+            "give an export (--cluster) or a live cluster (--kubeconfig/--context), not both",
+        )
+    if path is not None:
+        return read_cluster_files(path)
+    if kubeconfig is not None or context is not None:
+        from deppy.cluster.live import read_live
+
+        return read_live(kubeconfig, context)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterInput:
+    """What a cluster adds to a question: catalogs, installed bundles, versions, warnings."""
+
+    catalogs: BundleSource
+    installed: ClusterInstalled
+    warnings: tuple[str, ...]
+
+    def request(
+        self, request: ResolutionRequest, *, upgradable_only: bool = False
+    ) -> ResolutionRequest:
+        """``request`` with the cluster's installed bundles and versions where it has none."""
+        given = {i.package for i in request.installed}
+        ours = self.installed.subscribed if upgradable_only else self.installed.installed
+        added: tuple[InstalledBundle, ...] = tuple(i for i in ours if i.package not in given)
+        cluster = ClusterFacts(
+            request.cluster.openshift_version or self.installed.cluster.openshift_version,
+            request.cluster.kube_version or self.installed.cluster.kube_version,
+        )
+        sources = request.sources
+        hand = self.installed.catalog
+        if sources and hand is not None and hand.name not in sources:
+            sources = (*sources, hand.name)
+        return replace(
+            request, installed=request.installed + added, cluster=cluster, sources=sources
+        )
+
+
+def _catalogs(
+    state: ClusterState, specs: list[CatalogSpec], report: Report | None
+) -> tuple[BundleSource, list[str]]:
+    if specs:
+        return load_catalogs(specs, report=report), []
+    endpoints = catalog_endpoints(state)
+    if not endpoints:
+        note = (
+            f"{state.where} has no CatalogSource or ClusterCatalog; using the stored catalogs "
+            "(give --catalog to choose)"
+        )
+        return load_catalogs([], report=report), [note]
+    catalogs, warnings = load_cluster_catalogs(endpoints)
+    if not catalogs:
+        raise InputError(
+            state.where,
+            f"none of its {len(endpoints)} catalogs could be read ({warnings[0]})",
+            "give --catalog PATH=NAME for each catalog the Subscriptions name",
+        )
+    if report is not None:
+        for catalog in catalogs:
+            report_problems(catalog, report)
+    return CatalogSet(catalogs), warnings
+
+
+def cluster_input(
+    state: ClusterState,
+    specs: list[CatalogSpec],
+    *,
+    namespace: str | None = None,
+    report: Report | None = None,
+) -> ClusterInput:
+    """Catalogs and installed bundles of ``state`` (see the module docstring)."""
+    installed = installed_from_state(state, namespace=namespace)
+    catalogs, warnings = _catalogs(state, specs, report)
+    installed = installed.with_catalogs(catalogs.names())
+    if installed.catalog is not None:
+        catalogs = Overlay(CatalogSet([installed.catalog]), catalogs)
+    return ClusterInput(catalogs, installed, tuple(warnings) + installed.warnings)

@@ -1,0 +1,178 @@
+"""The web UI in a real browser (Debian's chromium, headless, driven by selenium): search →
+package page → upgrade graph → resolve a package with dependencies → an unresolvable request →
+a suggestion's button → resolved. Screenshots go to test-artifacts/ (git-ignored) for a person
+to look at. Skipped, with a message, where no chromium or chromedriver is installed."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.service_support import store_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+DRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM.exists() and DRIVER.exists()),
+    reason="browser tests need /usr/bin/chromium and /usr/bin/chromedriver "
+    "(apt-get install chromium chromium-driver)",
+)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """``deppy serve`` over the community store, on a free loopback port, in this process."""
+    import uvicorn
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(store_app(), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1280,800",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Screenshots land in a pytest tmp dir, then are copied to test-artifacts/."""
+    folder = tmp_path_factory.mktemp("screenshots")
+    yield folder
+    target = ARTIFACTS / "browser"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(folder, target)
+
+
+def wait_for(driver: object, css: str, seconds: float = 30) -> object:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds).until(  # type: ignore[arg-type]
+        ec.visibility_of_element_located((By.CSS_SELECTOR, css))
+    )
+
+
+def test_search_graph_resolve_explain_and_apply_a_suggestion(
+    server: str, browser: object, shots: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver = browser
+    driver.get(f"{server}/#/")  # type: ignore[attr-defined]
+    wait_for(driver, ".card")
+    driver.save_screenshot(str(shots / "01-home.png"))  # type: ignore[attr-defined]
+
+    box = driver.find_element(By.ID, "search-box")  # type: ignore[attr-defined]
+    box.send_keys("kuadrant", Keys.ENTER)
+    wait_for(driver, "table a[href='#/package/kuadrant-operator']")
+    driver.save_screenshot(str(shots / "02-search.png"))  # type: ignore[attr-defined]
+    driver.find_element(By.CSS_SELECTOR, "a[href='#/package/kuadrant-operator']").click()  # type: ignore[attr-defined]
+
+    graph = wait_for(driver, "#graph .graph svg")
+    assert graph.size["height"] > 100 and graph.size["width"] > 200  # type: ignore[attr-defined]
+    nodes = driver.find_elements(By.CSS_SELECTOR, "#graph svg g.n")  # type: ignore[attr-defined]
+    assert len(nodes) > 5
+    assert driver.find_elements(By.CSS_SELECTOR, "#graph svg g.n.head")  # type: ignore[attr-defined]
+    driver.save_screenshot(str(shots / "03-package-graph.png"))  # type: ignore[attr-defined]
+
+    driver.find_element(By.ID, "resolve-package").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#resolve-form")
+    driver.find_element(By.ID, "required-0-versionRange").send_keys(">=0.11.0")  # type: ignore[attr-defined]
+    driver.find_element(By.ID, "resolve-button").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#selection table")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#selection tbody tr")  # type: ignore[attr-defined]
+    packages = [r.find_elements(By.TAG_NAME, "td")[1].text for r in rows]
+    assert len(packages) >= 3 and packages[-1] == "kuadrant-operator"  # dependencies first
+    assert driver.find_elements(By.CSS_SELECTOR, "#result .graph svg g.n.bundle")  # type: ignore[attr-defined]
+    driver.save_screenshot(str(shots / "04-resolved.png"))  # type: ignore[attr-defined]
+
+    version = driver.find_element(By.ID, "required-0-versionRange")  # type: ignore[attr-defined]
+    version.clear()
+    version.send_keys("0.7.1")  # pins dns-operator 0.2.0, which this catalog lacks
+    driver.find_element(By.ID, "resolve-button").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#explanation")
+    text = driver.find_element(By.ID, "explanation").text  # type: ignore[attr-defined]
+    assert "dns-operator" in text
+    driver.save_screenshot(str(shots / "05-explanation.png"))  # type: ignore[attr-defined]
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#explanation button.suggestion")  # type: ignore[attr-defined]
+    kinds = [b.get_attribute("data-kind") for b in buttons]
+    assert "replace-requirement" in kinds  # add-catalog advice has no button
+    buttons[kinds.index("replace-requirement")].click()
+    wait_for(driver, "#selection table")
+    field = driver.find_element(By.ID, "required-0-versionRange")  # type: ignore[attr-defined]
+    assert field.get_attribute("value") == "0.11.1"  # the form shows the changed request
+    driver.save_screenshot(str(shots / "06-suggestion-resolved.png"))  # type: ignore[attr-defined]
+
+
+def test_narrow_window_and_keyboard(server: str, browser: object, shots: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver = browser
+    driver.set_window_size(420, 900)  # type: ignore[attr-defined]
+    try:
+        driver.get(f"{server}/#/package/etcd")  # type: ignore[attr-defined]
+        wait_for(driver, "#graph .graph svg")
+        width = driver.execute_script("return document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+        assert width <= 440  # nothing but the graph box scrolls sideways
+        driver.save_screenshot(str(shots / "07-narrow-package.png"))  # type: ignore[attr-defined]
+        # after a page loads its heading has the focus; the next Tab reaches its first action,
+        # and Enter follows it
+        heading = driver.switch_to.active_element  # type: ignore[attr-defined]
+        assert heading.tag_name == "h1" and heading.text.startswith("etcd")
+        heading.send_keys(Keys.TAB)
+        focused = driver.switch_to.active_element  # type: ignore[attr-defined]
+        assert focused.text == "Resolve etcd"
+        focused.send_keys(Keys.ENTER)
+        driver.save_screenshot(str(shots / "08-keyboard-resolve.png"))  # type: ignore[attr-defined]
+        wait_for(driver, "#resolve-form")
+        field = driver.find_element(By.ID, "required-0-name")  # type: ignore[attr-defined]
+        assert field.get_attribute("value") == "etcd"
+        driver.get(f"{server}/#/check/community")  # type: ignore[attr-defined]
+        wait_for(driver, "details.reason")
+        driver.save_screenshot(str(shots / "09-narrow-check.png"))  # type: ignore[attr-defined]
+    finally:
+        driver.set_window_size(1280, 800)  # type: ignore[attr-defined]
