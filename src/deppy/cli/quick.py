@@ -15,7 +15,6 @@ import sys
 TYPE_CHECKING = False  # typing and pathlib cost milliseconds `deppy --version` need not pay
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
 
 
 def answer(args: Sequence[str]) -> int | None:
@@ -31,18 +30,16 @@ def answer(args: Sequence[str]) -> int | None:
 
 
 def _solve(args: Sequence[str]) -> int | None:
-    from pathlib import Path
-
-    files: list[Path] = []
+    files: list[str] = []
     output, timeout = "text", None
     rest = list(args)
     while rest:
         arg = rest.pop(0)
         if arg == "--":
-            files += [Path(a) for a in rest]
+            files += rest
             break
         if not arg.startswith("-") or arg == "-":
-            files.append(Path(arg))
+            files.append(arg)
             continue
         name, eq, value = arg.partition("=")
         if eq and not name.startswith("--"):

@@ -4,13 +4,12 @@ so the fast path and the full one print the same bytes."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TextIO
-
-import orjson
 
 from deppy.cli.exit_codes import EXIT_INPUT_ERROR, EXIT_OK, EXIT_UNRESOLVABLE
 from deppy.errors import DeppyError
@@ -21,7 +20,7 @@ OUTPUTS = ("text", "json")
 
 
 def solve_files(
-    files: Sequence[Path],
+    files: Sequence[str | os.PathLike[str]],
     output: str,
     timeout: float | None,
     out: TextIO | None = None,
@@ -50,23 +49,27 @@ def solve_files(
     return worst
 
 
-def _selection(path: Path, selected: list[Variable], output: str) -> str:
+def _record(record: dict[str, object]) -> str:
+    """One compact JSON line (the stdlib's: orjson costs start-up time for one line)."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def _selection(path: str | os.PathLike[str], selected: list[Variable], output: str) -> str:
     ids = [variable.id for variable in selected]
     if output == "json":
-        record = {"file": str(path), "satisfiable": True, "selected": ids}
-        return orjson.dumps(record).decode() + "\n"
+        return _record({"file": str(path), "satisfiable": True, "selected": ids})
     lines = [f"{path}: satisfiable, {len(ids)} selected", *(f"  {i}" for i in ids)]
     return "".join(f"{line}\n" for line in lines)
 
 
-def _unsatisfiable(path: Path, unsat: NotSatisfiable, output: str) -> str:
+def _unsatisfiable(path: str | os.PathLike[str], unsat: NotSatisfiable, output: str) -> str:
     if output == "json":
         explanation = [
             {"variable": applied.variable.id, "constraint": applied.text}
             for applied in unsat.constraints
         ]
-        record = {"file": str(path), "satisfiable": False, "explanation": explanation}
-        return orjson.dumps(record).decode() + "\n"
+        failed = {"file": str(path), "satisfiable": False, "explanation": explanation}
+        return _record(failed)
     count = len(unsat.constraints)
     lines = [
         f"{path}: not satisfiable; these {count} constraints cannot all hold",
