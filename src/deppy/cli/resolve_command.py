@@ -45,6 +45,7 @@ SPEC grammar:
   --installed PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME]
   --exclude   TYPE=VALUE                      (e.g. olm.label=beta)
   --catalog   PATH[=NAME[:PRIORITY]]          (higher priority preferred)
+  --catalog   NAME                            (a stored catalog: deppy catalog add)
 \b
 RANGE is blang/semver as in catalogs: '>=1.0.0 <2.0.0', '1.x', '!=1.2.3', '||';
 'latest' (or nothing) means any version. within=major|minor|patch:VERSION keeps the

@@ -100,7 +100,21 @@ def cluster_input_options(function: F) -> F:
     )(function)
 
 
+OUTPUT_WORDS = {
+    "text": "text for people",
+    "json": "json/yaml for programs",
+    "name": "name: one name a line",
+    "html": "html: a standalone page to share",
+}
+
+
 def output_option(*choices: str) -> Callable[[F], F]:
+    """``-o``: the same words for the same formats on every command."""
+    said = [OUTPUT_WORDS[c] for c in choices if c in OUTPUT_WORDS and c != "table"]
+    words = "; ".join(said)
+    if "yaml" not in choices:
+        words = words.replace("json/yaml", "json")
+
     def decorate(function: F) -> F:
         return click.option(
             "-o",
@@ -108,6 +122,7 @@ def output_option(*choices: str) -> Callable[[F], F]:
             type=click.Choice(list(choices)),
             default=choices[0],
             show_default=True,
+            help=words[:1].upper() + words[1:] + ".",
         )(function)
 
     return decorate
