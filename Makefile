@@ -9,7 +9,7 @@ UV_VERSION := 0.13.9
 RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench lock install clean proto
+.PHONY: run test lint typecheck unit bench fuzz lock install clean proto
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -41,6 +41,9 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short one
+	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py -s -p no:randomly
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py

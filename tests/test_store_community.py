@@ -282,3 +282,18 @@ def test_readers_see_a_whole_catalog_while_it_is_refreshed(
     assert all(int(out) > 0 for out, _ in outputs) and all(c > 0 for c in counts)
     (after,) = store.list()
     assert after.bundles == 5572
+
+
+def test_search_from_the_store_is_search_in_memory(community: Catalog, stored_home: Path) -> None:
+    """The store answers from its search index, the in-memory catalog from the bundles: same
+    hits, same order, same details."""
+    from deppy.workflows.search import search
+
+    memory = CatalogSet([community])
+    stored = open_source(Store(stored_home))
+    try:
+        for term in ("redis", "operator", "kafka", "cluster logging", "dis", "ETCD", "Backup"):
+            expected = [h.as_dict() for h in search(memory, term)]
+            assert [h.as_dict() for h in search(stored, term)] == expected, term
+    finally:
+        stored.close()

@@ -81,3 +81,11 @@ def test_cli_limit_json_and_nothing_found() -> None:
     assert first["package"] == "redis" and first["match"] == "exact name"
     code, out, _ = run("search", "postgres", "--catalog", f"{DATA}=search")
     assert code == 1 and out == "no package matches 'postgres'\n"
+
+
+def test_words_match_at_their_start_never_inside_another_word(catalogs: CatalogSet) -> None:
+    cluster = search(catalogs, "cluster")
+    assert [(h.package, h.tier, h.what) for h in cluster] == [("my-redis-cluster", 2, "name")]
+    assert search(catalogs, "edis") == []  # inside "redis": not a match
+    assert search(catalogs, "dis") == []
+    assert [h.package for h in search(catalogs, "compatible")] == ["kv-store"]  # "Redis-compatible"

@@ -3,15 +3,77 @@
 Every front door (CLI, HTTP) turns a :class:`DeppyError` into one line and exit code 2; anything
 else is a bug. Keeping the type at the bottom of the import graph lets the solver, the loaders and
 the OLM domain raise the same family without importing each other.
+
+A message may quote what the user gave; :func:`excerpt` keeps such a quote short and escaped, and
+every message is made :func:`printable` when it is built: one line, no control characters that a
+terminal would obey, at most :data:`MAX_MESSAGE` characters whatever the input held.
 """
 
 from __future__ import annotations
 
+import json
+import reprlib
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
+
+MAX_MESSAGE: Final = 2000
+"""The longest message printed for one problem (a quote of bad input is far shorter still)."""
+
+MAX_EXCERPT: Final = 80
+"""The longest quote of bad input in a message."""
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+_REPR.maxstring = MAX_EXCERPT
+_REPR.maxother = MAX_EXCERPT
+_REPR.maxdict = _REPR.maxlist = _REPR.maxtuple = _REPR.maxset = 4
+_REPR.maxlong = 40
+
+
+def excerpt(value: object, limit: int = MAX_EXCERPT) -> str:
+    """A short, escaped quote of a value from the input, as Python's repr writes it.
+
+    Bounded work whatever the value (a 10 MB string, a million-node tree): only what is shown is
+    looked at. Control characters and lone surrogates come out as escapes.
+    """
+    text = _REPR.repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def quoted(text: str, limit: int = MAX_EXCERPT) -> str:
+    """A string from the input in double quotes, JSON-escaped, cut short when it is long."""
+    if len(text) <= limit:
+        return json.dumps(text, ensure_ascii=False)
+    return json.dumps(text[: limit - 1], ensure_ascii=False)[:-1] + '…"'
+
+
+def printable(text: str, limit: int = MAX_MESSAGE) -> str:
+    """One line a terminal shows as it is: control characters (newlines too) and lone
+    surrogates escaped, at most about ``limit`` characters (the middle of a longer one cut)."""
+    if len(text) > limit:  # keep both ends: where it is, and what to do
+        half = limit // 2
+        text = f"{text[:half]} …({len(text) - 2 * half} characters)… {text[-half:]}"
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char.isprintable() or char == " ":
+            out.append(char)
+        elif unicodedata.category(char) == "Cs":
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(repr(char)[1:-1] if ord(char) < 0x10000 else f"\\U{ord(char):08x}")
+    return "".join(out)
 
 
 class DeppyError(Exception):
     """A problem in the user's input: printed as one line, never with a traceback (exit 2)."""
+
+    def __str__(self) -> str:
+        return printable(super().__str__())
 
 
 class InputError(DeppyError):
@@ -46,6 +108,8 @@ def unknown_field(
     """The error for a field that does not belong at ``where``: names the path, the closest
     valid name, or — for a field that belongs at another level (``elsewhere`` maps such names
     to their place) — where it goes."""
+    if not key.isprintable() or len(key) > MAX_EXCERPT:
+        key = excerpt(key)  # input reaches a terminal: escaped, and short
     path = f"{where} {key}" if where.endswith(":") else f"{where}.{key}" if where else key
     if elsewhere and key in elsewhere:
         return InputError(path, "misplaced field", f"it belongs in {elsewhere[key]}")

@@ -32,7 +32,8 @@ from deppy.catalog.properties import (
     parse_version_tolerant,
 )
 from deppy.catalog.semver import VersionError
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
+from deppy.input_limits import UnsafeInput, yaml_first_document, yaml_problem
 
 __all__ = ["BundleDir", "load_bundle_dir", "looks_like_bundle_dir"]
 
@@ -40,8 +41,6 @@ ANNOTATION_PACKAGE = "operators.operatorframework.io.bundle.package.v1"
 ANNOTATION_CHANNELS = "operators.operatorframework.io.bundle.channels.v1"
 ANNOTATION_DEFAULT_CHANNEL = "operators.operatorframework.io.bundle.channel.default.v1"
 CSV_KIND = "ClusterServiceVersion"
-
-_YAML_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +76,11 @@ class _Metadata:
 
 def _first_document(path: Path) -> Any:
     """The first YAML/JSON document of a file, as operator-registry's decodeFileFS reads it."""
-    with path.open("rb") as handle:
-        for doc in yaml.load_all(handle, Loader=_YAML_LOADER):
-            return doc
-    return None
+    return yaml_first_document(path.read_bytes())
 
 
-def _yaml_error(err: yaml.YAMLError) -> str:
-    mark = getattr(err, "problem_mark", None)
-    what = getattr(err, "problem", None) or str(err).splitlines()[0]
-    return f"invalid YAML at line {mark.line + 1}: {what}" if mark is not None else str(what)
+def _yaml_error(err: yaml.YAMLError | UnsafeInput) -> str:
+    return str(err) if isinstance(err, UnsafeInput) else yaml_problem(err)
 
 
 class _DirLoader:
@@ -112,7 +106,7 @@ class _DirLoader:
         for path in sorted(p for p in directory.iterdir() if p.is_file()):
             try:
                 doc = _first_document(path)
-            except yaml.YAMLError as err:
+            except (yaml.YAMLError, UnsafeInput) as err:
                 self.problem(
                     path,
                     "",
@@ -170,8 +164,8 @@ class _DirLoader:
             if CSV_KIND.encode() not in data:
                 continue
             try:
-                doc = next(iter(yaml.load_all(data, Loader=_YAML_LOADER)), None)
-            except yaml.YAMLError as err:
+                doc = yaml_first_document(data)
+            except (yaml.YAMLError, UnsafeInput) as err:
                 self.problem(path, "", f"{_yaml_error(err)}; the manifest is skipped")
                 continue
             if isinstance(doc, Mapping) and doc.get("kind") == CSV_KIND:
@@ -240,8 +234,8 @@ def _csv_apis(
             name = item.get("name")
             if not isinstance(name, str) or "." not in name:
                 problems.append(
-                    f"spec.{section}.{role}: CRD name {name!r} is not <plural>.<group>; the API "
-                    "is ignored — use the CRD's full name"
+                    f"spec.{section}.{role}: CRD name {excerpt(name)} is not <plural>.<group>; "
+                    "the API is ignored — use the CRD's full name"
                 )
                 continue
             group = name.split(".", 1)[1]
@@ -322,16 +316,16 @@ def load_bundle_dir(path: str | os.PathLike[str], *, catalog: str = "") -> Bundl
     loader = _DirLoader(root, catalog)
     meta = loader.read_metadata()
     annotations = meta.annotations or {}
-    package = annotations.get(ANNOTATION_PACKAGE)
-    package = package.strip() if isinstance(package, str) else ""
-    channels_text = annotations.get(ANNOTATION_CHANNELS)
-    channels = tuple(
-        c.strip()
-        for c in (channels_text or "").split(",")
-        if isinstance(channels_text, str) and c.strip()
-    )
-    default = annotations.get(ANNOTATION_DEFAULT_CHANNEL)
-    default_channel = default.strip() if isinstance(default, str) and default.strip() else None
+    for key in (ANNOTATION_PACKAGE, ANNOTATION_CHANNELS, ANNOTATION_DEFAULT_CHANNEL):
+        value = annotations.get(key)
+        if value is not None and not isinstance(value, str):
+            loader.problem(
+                meta.annotations_file, key, f"must be a string, not {excerpt(value)}; ignored"
+            )
+    package = _text_annotation(annotations, ANNOTATION_PACKAGE)
+    channels_text = _text_annotation(annotations, ANNOTATION_CHANNELS)
+    channels = tuple(c.strip() for c in channels_text.split(",") if c.strip())
+    default_channel = _text_annotation(annotations, ANNOTATION_DEFAULT_CHANNEL) or None
     if meta.annotations is None:
         loader.problem(
             root / "metadata",
@@ -346,6 +340,11 @@ def load_bundle_dir(path: str | os.PathLike[str], *, catalog: str = "") -> Bundl
 
     bundle = _build_bundle(loader, meta, package) if package else None
     return BundleDir(bundle, package, channels, default_channel, tuple(loader.problems))
+
+
+def _text_annotation(annotations: Mapping[str, Any], key: str) -> str:
+    value = annotations.get(key)
+    return value.strip() if isinstance(value, str) else ""
 
 
 def _csv_properties(csv: Mapping[str, Any], problems: list[str]) -> list[Property]:
@@ -431,8 +430,8 @@ def _guess_identity(loader: _DirLoader, package: str, where: str) -> tuple[str, 
             where,
             "",
             "no ClusterServiceVersion in manifests/: the bundle is built from metadata/ alone, "
-            f"with version {text} taken from the directory name {dirname!r} and the name {name} "
-            "guessed; add the CSV for the real name, APIs and upgrade edges",
+            f"with version {text} taken from the directory name {excerpt(dirname)} and the name "
+            f"{name} guessed; add the CSV for the real name, APIs and upgrade edges",
         )
         return name, text
     loader.problem(

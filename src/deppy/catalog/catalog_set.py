@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
 from deppy.catalog.model import GVK, Bundle, Catalog, Channel, Deprecation, Package
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
 
 
 def find_deprecation(
@@ -65,7 +65,9 @@ class CatalogSet:
         duplicate = next((n for n in names if names.count(n) > 1), None)
         if duplicate is not None:
             raise InputError(
-                f"catalog {duplicate!r}", "two catalogs have the same name", "name them apart"
+                f"catalog {excerpt(duplicate)}",
+                "two catalogs have the same name",
+                "name them apart",
             )
         self.catalogs: tuple[Catalog, ...] = tuple(ordered)
         self._by_name = {c.name: c for c in ordered}
@@ -96,7 +98,7 @@ class CatalogSet:
         except KeyError:
             known = ", ".join(sorted(self._by_name)) or "none"
             raise InputError(
-                f"catalog {name!r}", "no catalog has this name", f"known catalogs: {known}"
+                f"catalog {excerpt(name)}", "no catalog has this name", f"known catalogs: {known}"
             ) from None
 
     def names(self) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Any, Final, Protocol, TypeAlias
 import orjson
 
 from deppy.catalog.cel import (
+    CelBudgetExceeded,
     CelCompileError,
     CelEvaluationError,
     CelProgram,
@@ -29,7 +30,7 @@ from deppy.catalog.cel import (
     properties_of,
 )
 from deppy.catalog.semver import Version, VersionError, VersionRange
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt, quoted
 
 __all__ = [
     "MAX_CONSTRAINT_SIZE",
@@ -151,6 +152,8 @@ class CelConstraint:
         """Whether the rule holds; a rule that fails on this bundle does not match (as in OLM)."""
         try:
             return self.program.evaluate(properties_of(bundle))
+        except CelBudgetExceeded as err:
+            raise CelBudgetExceeded(f"{err} ({bundle.package} {bundle.version})") from None
         except CelEvaluationError as err:
             if errors is not None:
                 errors.append(CelFailure(self.rule, str(err)))
@@ -265,9 +268,12 @@ def _raw_size(value: object) -> int:
     """The compact JSON size of the value (OLM measures the raw property value as written)."""
     try:
         return len(orjson.dumps(value))
-    except TypeError:
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
-        return len(text.encode("utf-8"))
+    except TypeError:  # not JSON as it stands (a YAML set, a lone surrogate): measure its text
+        try:
+            text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        except (RecursionError, ValueError):
+            return MAX_CONSTRAINT_SIZE + 1
+        return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _parse_node(value: object, where: str, depth: int) -> ConstraintSpec:
@@ -323,9 +329,10 @@ def _fields(value: object, known: tuple[str, ...], where: str, what: str) -> dic
     for key, item in value.items():
         name = key if key in known else _fold_match(key, known)
         if name is None:
+            shown = quoted(key) if isinstance(key, str) else excerpt(key)
             raise InputError(
                 where,
-                f"unknown field {json.dumps(key) if isinstance(key, str) else repr(key)} in {what}",
+                f"unknown field {shown} in {what}",
                 f"the fields are {', '.join(known)}",
             )
         out[name] = item
@@ -384,7 +391,7 @@ def _parse_package(value: object, where: str, message: str | None) -> PackageCon
     except VersionError as err:
         raise InputError(
             f"{where}/versionRange",
-            f"invalid version range {json.dumps(text)}: {err.problem}",
+            f"invalid version range {quoted(text)}: {err.problem}",
             err.hint,
         ) from None
     return PackageConstraint(name, version_range, message)
@@ -406,7 +413,7 @@ def _parse_cel(value: object, where: str, message: str | None) -> CelConstraint:
 
 
 def _parse_compound(value: object, where: str, kind: str, depth: int) -> tuple[ConstraintSpec, ...]:
-    obj = _fields(value, ("constraints",), where, f"the {kind!r} constraint")
+    obj = _fields(value, ("constraints",), where, f"the {excerpt(kind)} constraint")
     items = obj.get("constraints")
     if items is None:
         return ()

@@ -12,120 +12,46 @@ counts as a file, an object and a valid value follows operator-registry (``alpha
 
 Speed matters (a full community index is tens of megabytes): files are parsed once with orjson
 or libyaml, parsed values are kept as they are, and versions and APIs are parsed once per text.
+Here: the loader and its entry points; one object's fields in fbc_objects, checks across
+objects in fbc_checks, which files and documents in fbc_files.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import gc
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-import yaml
-
-from deppy.catalog.fbc_files import YAML_LOADER, Doc, catalog_files, read_docs
-from deppy.catalog.model import (
-    Bundle,
-    Catalog,
-    Channel,
-    ChannelEntry,
-    Deprecation,
-    LoadProblem,
-    Package,
-    Property,
+from deppy.catalog.fbc_checks import CatalogObjects, RawChannel
+from deppy.catalog.fbc_files import Doc, catalog_files, read_docs
+from deppy.catalog.fbc_objects import (
+    SCHEMA_BUNDLE,
+    SCHEMA_CHANNEL,
+    SCHEMA_DEPRECATIONS,
+    SCHEMA_PACKAGE,
+    ObjectReader,
+    describe,
+    req_text,
 )
-from deppy.catalog.properties import interpret, parse_range
-from deppy.catalog.semver import VersionError
+from deppy.catalog.model import Catalog, Channel, LoadProblem
 from deppy.errors import InputError
 
 __all__ = ["load_catalog", "load_catalog_documents"]
 
-SCHEMA_PACKAGE = "olm.package"
-SCHEMA_CHANNEL = "olm.channel"
-SCHEMA_BUNDLE = "olm.bundle"
-SCHEMA_DEPRECATIONS = "olm.deprecations"
 
-
-# ---------------------------------------------------------------------------------------------
-# What the objects mean.
-
-
-def _describe(schema: str, obj: Mapping[str, Any], doc: Doc) -> str:
-    """How a problem names an object: by what it says it is, and where it starts."""
-    name, package = obj.get("name"), obj.get("package")
-    if schema == SCHEMA_DEPRECATIONS:
-        label = f"{schema} of package {package}"
-    else:
-        label = f"{schema} {name}" if isinstance(name, str) and name else f"{schema} without a name"
-        if schema == SCHEMA_CHANNEL and isinstance(package, str) and package:
-            label += f" of package {package}"
-    return f"{label} ({doc.where})"
-
-
-def _list_field(obj: Mapping[str, Any], key: str) -> list[Any]:
-    """An optional list field (absent or null is empty); anything else is the object's error."""
-    value = obj.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise ValueError(f"field '{key}' must be a list, not {value!r}")
-    return value
-
-
-def _opt_text(obj: Mapping[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"field {key!r} must be a string, not {value!r}")
-    return value
-
-
-def _req_text(obj: Mapping[str, Any], key: str, fix: str) -> str:
-    value = obj.get(key)
-    if isinstance(value, str) and value:
-        return value
-    shown = "is missing" if value in (None, "") else f"must be a string, not {value!r}"
-    raise ValueError(f"field {key!r} {shown}; {fix}")
-
-
-def _text_list(obj: Mapping[str, Any], key: str) -> tuple[str, ...]:
-    value = obj.get(key)
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"field {key!r} must be a list of strings, not {value!r}")
-    return tuple(value)
-
-
-@dataclass(slots=True)
-class _RawChannel:
-    channel: Channel
-    file: str
-    doc: Doc
-
-
-class _Loader:
-    """Collects the objects of one catalog; cross-object checks run in :meth:`finish`."""
+class _Loader(CatalogObjects):
+    """Collects the objects of one catalog, file by file; :meth:`finish` checks across them."""
 
     def __init__(self, root: Path, name: str, priority: int) -> None:
+        super().__init__()
         self.root = root
         self.name = name
         self.priority = priority
-        self.problems: list[LoadProblem] = []
-        self.packages: dict[str, Package] = {}
-        self.channels: dict[tuple[str, str], _RawChannel] = {}
-        self.bundles: dict[tuple[str, str], Bundle] = {}
-        self.deprecations: dict[str, list[Deprecation]] = {}
-        self.deprecation_sources: dict[str, str] = {}
         self.others: dict[str, int] = {}
         self.file = ""
-        self.file_dir = root
+        self.reader = ObjectReader(root, name, self.problem)
 
     def problem(self, obj: str, why: str) -> None:
         self.problems.append(LoadProblem(self.file, obj, why))
@@ -133,7 +59,7 @@ class _Loader:
     def load_file(self, rel: str) -> None:
         path = self.root / rel if rel else self.root
         self.file = str(path)
-        self.file_dir = path.parent
+        self.reader.file_dir = path.parent
         try:
             data = path.read_bytes()
         except OSError as err:
@@ -183,185 +109,52 @@ class _Loader:
         try:
             adder(obj, doc)
         except ValueError as err:
-            what = _describe(schema, obj, doc)
+            what = describe(schema, obj, doc)
             self.problem(what, f"{err}; the object is skipped")
 
     def source(self, doc: Doc) -> str:
         return f"{self.file}:{doc.line}" if doc.line is not None else f"{self.file} ({doc.where})"
 
     def add_package(self, obj: dict[str, Any], doc: Doc) -> None:
-        name = _req_text(obj, "name", "name the package")
-        description = obj.get("description")
-        package = Package(
-            name=name,
-            default_channel=_opt_text(obj, "defaultChannel"),
-            description=description if isinstance(description, str) else "",
-            source=self.source(doc),
-        )
-        if name in self.packages:
+        package = self.reader.package(obj, self.source(doc))
+        if package.name in self.packages:
             raise ValueError(
-                f"duplicate package, first defined at {self.packages[name].source}; "
+                f"duplicate package, first defined at {self.packages[package.name].source}; "
                 "remove one of them"
             )
-        self.packages[name] = package
+        self.packages[package.name] = package
 
     def add_channel(self, obj: dict[str, Any], doc: Doc) -> None:
-        package = _req_text(obj, "package", "name the channel's package")
-        name = _req_text(obj, "name", "name the channel")
-        what = _describe(SCHEMA_CHANNEL, obj, doc)
-        raw_entries = _list_field(obj, "entries")
-        entries: list[ChannelEntry] = []
-        seen: set[str] = set()
-        for i, raw in enumerate(raw_entries, 1):
-            try:
-                entry = self.channel_entry(raw, what, i)
-            except ValueError as err:
-                self.problem(what, f"entry {i}: {err}; the entry is skipped")
-                continue
-            if entry.name in seen:
-                self.problem(what, f"entry {i}: duplicate entry {entry.name}; the entry is skipped")
-                continue
-            seen.add(entry.name)
-            entries.append(entry)
+        package = req_text(obj, "package", "name the channel's package")
+        name = req_text(obj, "name", "name the channel")
+        entries = self.reader.channel_entries(obj, describe(SCHEMA_CHANNEL, obj, doc))
         key = (package, name)
         if key in self.channels:
             first = self.channels[key].channel.source
             raise ValueError(f"duplicate channel, first defined at {first}; merge or remove one")
-        channel = Channel(package, name, tuple(entries), self.source(doc))
-        self.channels[key] = _RawChannel(channel, self.file, doc)
-
-    def channel_entry(self, raw: Any, what: str, index: int) -> ChannelEntry:
-        if not isinstance(raw, dict):
-            raise ValueError(f"must be an object with a name, not {raw!r}")
-        name = _req_text(raw, "name", "name the bundle this entry stands for")
-        skip_text = _opt_text(raw, "skipRange")
-        skip_range = None
-        if skip_text is not None:
-            try:
-                skip_range = parse_range(skip_text)
-            except VersionError as err:
-                self.problem(
-                    what,
-                    f"entry {index} ({name}): skipRange: {err}; the entry is kept without its "
-                    "skipRange",
-                )
-        return ChannelEntry(
-            name=name,
-            replaces=_opt_text(raw, "replaces"),
-            skips=_text_list(raw, "skips"),
-            skip_range=skip_range,
-            skip_range_text=skip_text,
-        )
+        channel = Channel(package, name, entries, self.source(doc))
+        self.channels[key] = RawChannel(channel, self.file, doc)
 
     def add_bundle(self, obj: dict[str, Any], doc: Doc) -> None:
-        name = _req_text(obj, "name", "name the bundle")
-        package = _req_text(obj, "package", "name the bundle's package")
-        what = _describe(SCHEMA_BUNDLE, obj, doc)
-        raw_props = _list_field(obj, "properties")
-        props: list[Property] = []
-        for i, raw in enumerate(raw_props, 1):
-            if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-                raise ValueError(f"property {i} must be an object with a 'type' string: {raw!r}")
-            props.append(Property(raw["type"], raw.get("value")))
-        facts = interpret(props, self.find_csv)
-        for warning in facts.warnings:
-            self.problem(what, warning)
-        if facts.package is not None and facts.package != package:
-            facts.errors.append(
-                f"its olm.package property names package {facts.package!r} but the bundle is in "
-                f"package {package!r}; make them agree"
-            )
-        if facts.errors or facts.version is None:
-            for error in facts.errors:
-                self.problem(what, f"{error}; the bundle is skipped")
+        bundle = self.reader.bundle(obj, doc, self.source(doc))
+        if bundle is None:
             return
-        key = (package, name)
+        key = (bundle.package, bundle.name)
         if key in self.bundles:
             raise ValueError(
                 f"duplicate bundle, first defined at {self.bundles[key].source}; remove one"
             )
-        image = obj.get("image")
-        self.bundles[key] = facts.bundle(
-            name=name,
-            package=package,
-            image=image if isinstance(image, str) else "",
-            catalog=self.name,
-            source=self.source(doc),
-            properties=props,
-            related_images=self.related_images(obj, what),
-            replaces=_opt_text(obj, "replaces"),
-            skips=_text_list(obj, "skips"),
-            skip_range=_opt_text(obj, "skipRange"),
-        )
-
-    def related_images(self, obj: Mapping[str, Any], what: str) -> tuple[str, ...]:
-        raw = obj.get("relatedImages")
-        if not raw:
-            return ()
-        images: list[str] = []
-        for item in raw if isinstance(raw, list) else [raw]:
-            image = item.get("image") if isinstance(item, dict) else None
-            if isinstance(image, str):
-                if image:
-                    images.append(image)
-            else:
-                self.problem(what, f"relatedImages entry {item!r} has no image; it is ignored")
-        return tuple(images)
-
-    def find_csv(self, objects: list[Any]) -> Mapping[str, Any] | None:
-        """The CSV among olm.bundle.object values, decoding as little as possible."""
-        for value in objects:
-            if not isinstance(value, Mapping):
-                raise ValueError(f"value must be an object with 'data' or 'ref', not {value!r}")
-            data = value.get("data")
-            ref = value.get("ref")
-            if isinstance(data, str):
-                try:
-                    raw = base64.b64decode(data)
-                except (binascii.Error, ValueError) as err:
-                    raise ValueError(f"'data' is not base64 ({err})") from None
-            elif isinstance(ref, str):
-                raw = self.read_ref(ref)
-            else:
-                raise ValueError("value must have a base64 'data' or a 'ref' file path")
-            if b"ClusterServiceVersion" not in raw:
-                continue
-            obj = _decode_manifest(raw)
-            if isinstance(obj, Mapping) and obj.get("kind") == "ClusterServiceVersion":
-                return obj
-        return None
-
-    def read_ref(self, ref: str) -> bytes:
-        target = (self.file_dir / ref).resolve()
-        root = self.root.resolve()
-        if root.is_file():
-            root = root.parent
-        if target != root and root not in target.parents:
-            raise ValueError(f"'ref' {ref!r} points outside the catalog")
-        try:
-            return target.read_bytes()
-        except OSError as err:
-            raise ValueError(f"'ref' {ref!r} cannot be read: {err.strerror}") from None
+        self.bundles[key] = bundle
 
     def add_deprecations(self, obj: dict[str, Any], doc: Doc) -> None:
-        package = _req_text(obj, "package", "name the package the deprecations are for")
+        package = req_text(obj, "package", "name the package the deprecations are for")
         if package in self.deprecation_sources:
             raise ValueError(
                 f"second olm.deprecations for package {package}, the first is at "
                 f"{self.deprecation_sources[package]}; merge them into one"
             )
         self.deprecation_sources[package] = self.source(doc)
-        what = _describe(SCHEMA_DEPRECATIONS, obj, doc)
-        entries = obj.get("entries")
-        if not isinstance(entries, list):
-            raise ValueError("field 'entries' must be a list of {reference, message} objects")
-        found: list[Deprecation] = []
-        for i, entry in enumerate(entries, 1):
-            try:
-                found.append(_deprecation(package, entry))
-            except ValueError as err:
-                self.problem(what, f"entry {i}: {err}; the entry is skipped")
-        self.deprecations[package] = found
+        self.deprecations[package] = self.reader.deprecations(obj, package, doc)
 
     def finish(self) -> Catalog:
         self.drop_orphans()
@@ -379,142 +172,6 @@ class _Loader:
             problems=tuple(self.problems),
             others=dict(sorted(self.others.items())),
         )
-
-    def drop_orphans(self) -> None:
-        """Channels and bundles of a package with no olm.package object: one problem per package."""
-        orphans: dict[str, list[str]] = {}
-        for key, raw in list(self.channels.items()):
-            if key[0] not in self.packages:
-                orphans.setdefault(key[0], []).append(raw.channel.source)
-                del self.channels[key]
-        for key, bundle in list(self.bundles.items()):
-            if key[0] not in self.packages:
-                orphans.setdefault(key[0], []).append(bundle.source)
-                del self.bundles[key]
-        for package, sources in sorted(orphans.items()):
-            self.problems.append(
-                LoadProblem(
-                    sources[0].rsplit(":", 1)[0],
-                    f"package {package}",
-                    f"{len(sources)} channel/bundle objects name this package but there is no "
-                    f"olm.package object for it, so they are skipped; add "
-                    f"{{schema: olm.package, name: {package}, defaultChannel: ...}}",
-                )
-            )
-
-    def check_channels(self) -> dict[tuple[str, str], Channel]:
-        """Drop channel entries without a bundle and bundles that no channel offers."""
-        channels: dict[tuple[str, str], Channel] = {}
-        in_channel: set[tuple[str, str]] = set()
-        for key, raw in self.channels.items():
-            channel = raw.channel
-            kept = []
-            for entry in channel.entries:
-                if (channel.package, entry.name) in self.bundles:
-                    kept.append(entry)
-                    in_channel.add((channel.package, entry.name))
-                else:
-                    self.problems.append(
-                        LoadProblem(
-                            raw.file,
-                            f"{SCHEMA_CHANNEL} {channel.name} of package {channel.package} "
-                            f"({raw.doc.where})",
-                            f"entry {entry.name} has no valid olm.bundle in this catalog; the "
-                            "entry is skipped — add the bundle or remove the entry",
-                        )
-                    )
-            if len(kept) != len(channel.entries):
-                channel = Channel(channel.package, channel.name, tuple(kept), channel.source)
-            channels[key] = channel
-        for key, bundle in list(self.bundles.items()):
-            if key not in in_channel:
-                file, _, _ = bundle.source.rpartition(":")
-                self.problems.append(
-                    LoadProblem(
-                        file or bundle.source,
-                        f"{SCHEMA_BUNDLE} {bundle.name}",
-                        "no olm.channel of its package lists it, so OLM cannot install it; it is "
-                        "skipped — add it to a channel's entries",
-                    )
-                )
-                del self.bundles[key]
-        return channels
-
-    def check_default_channels(self, channels: Mapping[tuple[str, str], Channel]) -> None:
-        for name, package in list(self.packages.items()):
-            default = package.default_channel
-            if default is not None and (name, default) in channels:
-                continue
-            has_channels = any(key[0] == name for key in channels)
-            if default is None and not has_channels:
-                continue
-            why = (
-                "has no defaultChannel; set it to one of its channels"
-                if default is None
-                else f"its defaultChannel {default!r} is not one of its channels; the package "
-                "is kept without a default channel — fix defaultChannel"
-            )
-            file, _, _ = package.source.rpartition(":")
-            self.problems.append(LoadProblem(file or package.source, f"olm.package {name}", why))
-            self.packages[name] = Package(name, None, package.description, package.source)
-
-    def check_deprecations(self, channels: Mapping[tuple[str, str], Channel]) -> list[Deprecation]:
-        out: list[Deprecation] = []
-        for package in sorted(self.deprecations):
-            source = self.deprecation_sources[package]
-            file, _, _ = source.rpartition(":")
-            for dep in self.deprecations[package]:
-                why = None
-                if package not in self.packages:
-                    why = f"package {package} is not in this catalog"
-                elif dep.schema == SCHEMA_CHANNEL and (package, dep.name) not in channels:
-                    why = f"channel {dep.name} is not a channel of {package}"
-                elif dep.schema == SCHEMA_BUNDLE and (package, dep.name) not in self.bundles:
-                    why = f"bundle {dep.name} is not a bundle of {package}"
-                if why is None:
-                    out.append(dep)
-                else:
-                    self.problems.append(
-                        LoadProblem(
-                            file or source,
-                            f"{SCHEMA_DEPRECATIONS} of package {package}",
-                            f"deprecates something unknown: {why}; the entry is skipped",
-                        )
-                    )
-        return out
-
-
-def _deprecation(package: str, entry: Any) -> Deprecation:
-    if not isinstance(entry, dict) or not isinstance(entry.get("reference"), dict):
-        raise ValueError("must be an object with a 'reference' object and a 'message'")
-    ref = entry["reference"]
-    schema = ref.get("schema")
-    if schema not in (SCHEMA_PACKAGE, SCHEMA_CHANNEL, SCHEMA_BUNDLE):
-        raise ValueError(
-            f"reference schema {schema!r} must be olm.package, olm.channel or olm.bundle"
-        )
-    name = ref.get("name")
-    if schema == SCHEMA_PACKAGE:
-        if name not in (None, ""):
-            raise ValueError("a reference to olm.package must not have a name")
-        name = None
-    elif not isinstance(name, str) or not name:
-        raise ValueError(f"a reference to {schema} needs the {schema} name")
-    message = entry.get("message")
-    if not isinstance(message, str) or not message:
-        raise ValueError("'message' is missing; say why it is deprecated and what to use instead")
-    return Deprecation(package, schema, name, message)
-
-
-def _decode_manifest(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        return yaml.load(raw, Loader=YAML_LOADER)
-    except yaml.YAMLError as err:
-        raise ValueError(f"a manifest is neither JSON nor YAML ({err})") from None
 
 
 def load_catalog(

@@ -19,10 +19,9 @@ import orjson
 import yaml
 
 from deppy.catalog.model import LoadProblem
+from deppy.input_limits import UnsafeInput, json_value, too_deep_message, yaml_documents
 
 INDEX_IGNORE = ".indexignore"
-
-YAML_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NON_BLANK = re.compile(rb"\S")
 _BOM = b"\xef\xbb\xbf"
 
@@ -205,21 +204,26 @@ def _line_of(data: bytes, pos: int) -> int:
     return data.count(b"\n", 0, pos) + 1
 
 
-def _json_lines(data: bytes) -> list[Doc] | None:
+def _refused(line: int, err: UnsafeInput) -> tuple[str, str]:
+    return (f"object at line {line}", f"{err}; the object is skipped")
+
+
+def _json_lines(data: bytes, problems: list[tuple[str, str]]) -> list[Doc] | None:
     """The fast path for one compact object per line (what ``opm render`` writes)."""
     docs: list[Doc] = []
-    loads = orjson.loads
     for lineno, line in enumerate(data.split(b"\n"), 1):
         if not line or line.isspace():
             continue
         try:
-            docs.append(Doc(f"line {lineno}", lineno, loads(line)))
+            docs.append(Doc(f"line {lineno}", lineno, json_value(line)))
         except orjson.JSONDecodeError:
             return None
+        except UnsafeInput as err:
+            problems.append(_refused(lineno, err))
     return docs
 
 
-def _json_pretty(data: bytes) -> list[Doc] | None:
+def _json_pretty(data: bytes, problems: list[tuple[str, str]]) -> list[Doc] | None:
     """The fast path for indented objects, each closed by a "}" alone at the start of a line."""
     docs: list[Doc] = []
     start, line = 0, 1
@@ -230,9 +234,11 @@ def _json_pretty(data: bytes) -> list[Doc] | None:
             return None
         line += data.count(b"\n", start, first.start())
         try:
-            docs.append(Doc(f"line {line}", line, orjson.loads(data[start:end])))
+            docs.append(Doc(f"line {line}", line, json_value(data[start:end])))
         except orjson.JSONDecodeError:
             return None
+        except UnsafeInput as err:
+            problems.append(_refused(line, err))
         line += data.count(b"\n", first.start(), end)
         start = end
     if _NON_BLANK.search(data, start):
@@ -242,7 +248,8 @@ def _json_pretty(data: bytes) -> list[Doc] | None:
 
 def _json_stream(data: bytes, problems: list[tuple[str, str]]) -> list[Doc]:
     """Any JSON stream, decoding errors included: after a broken object, go on at the next line
-    that starts with "{" (where the next top-level object starts in both layouts)."""
+    that starts with "{" (where the next top-level object starts in both layouts). The standard
+    library only finds where each object ends; orjson parses it, within deppy's limits."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -259,23 +266,26 @@ def _json_stream(data: bytes, problems: list[tuple[str, str]]) -> list[Doc]:
         if pos >= n:
             return docs
         line += text.count("\n", counted, pos)
-        counted = pos
+        counted = start = pos
         try:
-            obj, pos = decoder.raw_decode(text, pos)
+            _, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as err:
-            problems.append(
-                (
-                    f"object at line {line}",
-                    f"invalid JSON at line {err.lineno} column {err.colno} ({err.msg}); fix or "
-                    "remove this object, it is skipped",
-                )
-            )
-            nxt = text.find("\n{", pos)
-            if nxt < 0:
-                return docs
-            pos = nxt + 1
+            why = f"invalid JSON at line {err.lineno} column {err.colno} ({err.msg})"
+        except RecursionError:
+            why = too_deep_message()
+        else:
+            try:
+                docs.append(Doc(f"line {line}", line, json_value(text[start:pos])))
+            except (orjson.JSONDecodeError, UnsafeInput) as err:
+                problems.append((f"object at line {line}", f"{err}; the object is skipped"))
             continue
-        docs.append(Doc(f"line {line}", line, obj))
+        problems.append(
+            (f"object at line {line}", f"{why}; fix or remove this object, it is skipped")
+        )
+        nxt = text.find("\n{", pos)
+        if nxt < 0:
+            return docs
+        pos = nxt + 1
 
 
 def _yaml_doc_starts(data: bytes) -> list[tuple[int, int]]:
@@ -308,8 +318,8 @@ def _yaml_doc_starts(data: bytes) -> list[tuple[int, int]]:
 def _yaml_stream(data: bytes, problems: list[tuple[str, str]]) -> list[Doc]:
     starts = _yaml_doc_starts(data)
     try:
-        objs = list(yaml.load_all(data, Loader=YAML_LOADER))
-    except yaml.YAMLError:
+        objs = yaml_documents(data)
+    except (yaml.YAMLError, UnsafeInput):
         return _yaml_by_document(data, starts, problems)
     if len(objs) != len(starts):
         return [Doc(f"document {i}", None, obj) for i, obj in enumerate(objs, 1)]
@@ -324,7 +334,10 @@ def _yaml_by_document(
     for i, (offset, line) in enumerate(starts or [(0, 1)]):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(data)
         try:
-            objs = list(yaml.load_all(data[offset:end], Loader=YAML_LOADER))
+            objs = yaml_documents(data[offset:end])
+        except UnsafeInput as err:
+            problems.append((f"document at line {line}", f"{err}; the document is skipped"))
+            continue
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
             at = _line_of(data, offset) + mark.line if mark is not None else line
@@ -349,10 +362,14 @@ def read_docs(data: bytes, hint: str, problems: list[tuple[str, str]]) -> list[D
     if first is None:
         return []
     if data[first.start()] == ord("{"):
-        docs = _json_lines(data)
+        fast_problems: list[tuple[str, str]] = []
+        docs = _json_lines(data, fast_problems)
         if docs is None:
-            docs = _json_pretty(data)
-        if docs is None:
+            fast_problems.clear()
+            docs = _json_pretty(data, fast_problems)
+        if docs is not None:
+            problems.extend(fast_problems)
+        else:
             json_problems: list[tuple[str, str]] = []
             docs = _json_stream(data, json_problems)
             # A .yaml file may hold a YAML flow mapping; let YAML have a go before complaining.

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from deppy.catalog.semver import Version, VersionRange
+from deppy.errors import printable
 
 __all__ = [
     "GVK",
@@ -155,7 +156,8 @@ class LoadProblem:
     why: str
 
     def __str__(self) -> str:
-        return f"{self.file}: {self.obj}: {self.why}" if self.obj else f"{self.file}: {self.why}"
+        text = f"{self.file}: {self.obj}: {self.why}" if self.obj else f"{self.file}: {self.why}"
+        return printable(text)
 
 
 def _version_order(bundle: Bundle) -> tuple[Version, str]:

@@ -15,6 +15,8 @@ import orjson
 
 from deppy.catalog.model import GVK, Bundle, PackageRequirement, Property
 from deppy.catalog.semver import Version, VersionError, VersionRange
+from deppy.errors import excerpt
+from deppy.input_limits import UnsafeInput, json_value
 
 PACKAGE = "olm.package"
 GVK_PROVIDED = "olm.gvk"
@@ -172,13 +174,15 @@ def _text(value: Mapping[str, Any], key: str, ptype: str, *, required: bool = Tr
         return got
     if got is None and not required:
         return ""
-    shown = "missing" if got is None else f"{got!r} is not a non-empty string"
-    raise ValueError(f"{ptype} property: field {key!r} {shown}")
+    shown = "missing" if got is None else f"{excerpt(got)} is not a non-empty string"
+    raise ValueError(f"{ptype} property: field {excerpt(key)} {shown}")
 
 
 def _object(value: Any, ptype: str, fields: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise ValueError(f"{ptype} property: value must be an object with {fields}, not {value!r}")
+        raise ValueError(
+            f"{ptype} property: value must be an object with {fields}, not {excerpt(value)}"
+        )
     return value
 
 
@@ -204,7 +208,7 @@ def openshift_version_of(value: Any) -> Version | None:
     """olm.maxOpenShiftVersion as OLM reads it: a string or number, quotes trimmed, tolerant."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ValueError(
-            f"{MAX_OPENSHIFT_VERSION} property: {value!r} is not a version like '4.12'"
+            f"{MAX_OPENSHIFT_VERSION} property: {excerpt(value)} is not a version like '4.12'"
         )
     text = str(value).strip().strip('"')
     if not text:
@@ -220,7 +224,7 @@ def kube_version_of(value: Any) -> Version | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ValueError(f"minKubeVersion {value!r} is not a version like '1.25.0'")
+        raise ValueError(f"minKubeVersion {excerpt(value)} is not a version like '1.25.0'")
     text = value.strip()
     if not text:
         return None
@@ -242,8 +246,8 @@ def annotation_properties(annotations: Any) -> tuple[list[Property], str | None]
     if raw is None or raw == "":
         return [], None
     try:
-        items = orjson.loads(raw) if isinstance(raw, str | bytes) else raw
-    except orjson.JSONDecodeError as err:
+        items = json_value(raw) if isinstance(raw, str | bytes) else raw
+    except (orjson.JSONDecodeError, UnsafeInput) as err:
         return [], f"annotation {PROPERTIES_ANNOTATION} is not valid JSON ({err}); it is ignored"
     if not isinstance(items, list) or not all(
         isinstance(i, Mapping) and isinstance(i.get("type"), str) for i in items
@@ -283,7 +287,9 @@ def csv_metadata_of(csv: Mapping[str, Any]) -> dict[str, Any]:
 
 def _apply_csv_metadata(facts: BundleFacts, value: Any, declared: list[Property]) -> None:
     if not isinstance(value, Mapping):
-        facts.errors.append(f"{CSV_METADATA} property: value must be an object, not {value!r}")
+        facts.errors.append(
+            f"{CSV_METADATA} property: value must be an object, not {excerpt(value)}"
+        )
         return
     facts.csv_metadata = value
     try:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from typing import Any
 
 import click
 
 from deppy.cli.data_output import SETTINGS
 from deppy.cli.exit_codes import EXIT_INPUT_ERROR, reader_gone
-from deppy.errors import DeppyError
+from deppy.errors import DeppyError, excerpt
 
 
 class DeppyGroup(click.Group):
@@ -26,6 +27,19 @@ class DeppyGroup(click.Group):
     importing every command module on each run would make every command pay for the imports of
     all the others, and start-up time is most of a quick command's time.
     """
+
+    def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
+        """Refuse arguments that are not UTF-8 text (the shell passed raw bytes): they would
+        reach answers and files as lone surrogates that no encoder accepts."""
+        given = list(args) if args is not None else sys.argv[1:]
+        for number, arg in enumerate(given, 1):
+            if isinstance(arg, str) and not is_text(arg):
+                click.echo(
+                    f"deppy: error: argument {number} {excerpt(arg)} is not valid UTF-8; pass text",
+                    err=True,
+                )
+                sys.exit(EXIT_INPUT_ERROR)
+        return super().main(args, *rest, **options)
 
     def invoke(self, ctx: click.Context) -> Any:
         SETTINGS.quiet = False  # each run starts loud (tests run many in one process)
@@ -92,3 +106,11 @@ def register_commands() -> None:
     """Import every ``*_command`` module of this package: each registers its subcommand."""
     for module in _command_modules():
         importlib.import_module(f"deppy.cli.{module}_command")
+
+
+def is_text(arg: str) -> bool:
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -1,6 +1,6 @@
 """Commands answered without the CLI framework, for their start-up time.
 
-``deppy --version`` and a plain ``deppy solve FILE... [-o text|json] [--timeout S]`` are over
+``deppy --version`` and a plain ``deppy solve FILE... [-o text|json]`` are over
 before click would have finished importing (the Go solver answers a problem in 2 ms; Python
 needs ~15 ms just to start). Anything else — help, an option not listed here, a value that is
 not valid — returns None and goes to the click group, which parses, documents and reports
@@ -9,7 +9,6 @@ mistakes for every command; so this module never has to word an error.
 
 from __future__ import annotations
 
-import math
 import sys
 
 TYPE_CHECKING = False  # typing and pathlib cost milliseconds `deppy --version` need not pay
@@ -19,6 +18,8 @@ if TYPE_CHECKING:
 
 def answer(args: Sequence[str]) -> int | None:
     """The exit code when the arguments were answered here, None to let click handle them."""
+    if not all(_is_text(arg) for arg in args):
+        return None  # click refuses arguments that are not UTF-8 text, with the message
     if list(args) == ["--version"]:
         from deppy import __version__
 
@@ -31,7 +32,7 @@ def answer(args: Sequence[str]) -> int | None:
 
 def _solve(args: Sequence[str]) -> int | None:
     files: list[str] = []
-    output, timeout = "text", None
+    output = "text"
     rest = list(args)
     while rest:
         arg = rest.pop(0)
@@ -44,28 +45,26 @@ def _solve(args: Sequence[str]) -> int | None:
         name, eq, value = arg.partition("=")
         if eq and not name.startswith("--"):
             return None  # "-o=json": click reads the value as "=json"; let it say so
-        if not eq and name in ("-o", "--output", "--timeout") and rest:
+        if not eq and name in ("-o", "--output") and rest:
             value = rest.pop(0)
         elif not eq and name.startswith("-o") and len(name) > 2 and name[1] != "-":
             name, value = "-o", name[2:]
         elif not eq:
-            return None  # a flag this path does not know (help, a typo): click says it
+            return None  # help, --timeout (the whole-command watchdog), a typo: click's
         if name in ("-o", "--output") and value in ("text", "json"):
             output = value
-        elif name == "--timeout" and (seconds := _seconds(value)) is not None:
-            timeout = seconds
         else:
             return None
     if not files:
         return None
     from deppy.cli.solve_files import solve_files
 
-    return solve_files(files, output, timeout)
+    return solve_files(files, output)
 
 
-def _seconds(text: str) -> float | None:
+def _is_text(arg: str) -> bool:
     try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if value > 0 and not math.isnan(value) else None
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -11,6 +11,7 @@ import click
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import dump, render
+from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.spinner import spinner
 from deppy.cli.workflow_options import (
@@ -24,7 +25,6 @@ from deppy.cli.workflow_options import (
     stderr,
     warn,
 )
-from deppy.errors import InputError
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -97,12 +97,7 @@ Examples:
 )
 @output_option("text", "json", "yaml", "html", "table")
 @quiet_option
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Give up after this many seconds.",
-)
+@timeout_option("Give up after this many seconds (loading and output included).")
 @click.option(
     "--one-step",
     is_flag=True,
@@ -161,76 +156,81 @@ def resolve_cmd(
 
     Exit 0 resolved, 1 unresolvable (with an explanation), 2 bad input.
     """
-    catalog_specs = [parse_catalog(spec) for spec in catalogs]
-    request = ResolutionRequest()
-    if request_file is not None:
-        request, from_file = load_request_file(request_file)
-        catalog_specs = catalog_specs or from_file
-    given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
-    request = ResolutionRequest(
-        required=request.required + tuple(parse_require(s) for s in required),
-        installed=request.installed + tuple(parse_installed(s) for s in installed),
-        cluster=ClusterFacts(
-            given.openshift_version or cluster.openshift_version,
-            given.kube_version or cluster.kube_version,
-        ),
-        sources=request.sources + sources,
-        exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
-        one_step=one_step or request.one_step,
-    )
-    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
-    if state is None and not request.required and not request.installed:
-        raise click.UsageError(
-            "nothing to resolve: give --require/--installed, -f FILE or a cluster "
-            "(--cluster/--kubeconfig)"
+    with whole_command(timeout) as deadline:
+        catalog_specs = [parse_catalog(spec) for spec in catalogs]
+        request = ResolutionRequest()
+        if request_file is not None:
+            request, from_file = load_request_file(request_file)
+            catalog_specs = catalog_specs or from_file
+        given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
+        request = ResolutionRequest(
+            required=request.required + tuple(parse_require(s) for s in required),
+            installed=request.installed + tuple(parse_installed(s) for s in installed),
+            cluster=ClusterFacts(
+                given.openshift_version or cluster.openshift_version,
+                given.kube_version or cluster.kube_version,
+            ),
+            sources=request.sources + sources,
+            exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
+            one_step=one_step or request.one_step,
         )
-    pipeline = check_pipeline(pipeline_file)
-    text = output in ("text", "table")
-    report = stderr(quiet=not text)
-    notes: tuple[str, ...] = ()
-    if state is None:
-        with spinner("loading catalogs…"):
-            catalog_set = load_catalogs(catalog_specs, report=report)
-    else:
-        from deppy.workflows.cluster_input import cluster_input
-
-        with spinner("reading the cluster and its catalogs…"):
-            found = cluster_input(state, catalog_specs, namespace=cluster_namespace, report=report)
-        catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
-        if not request.required and not request.installed:
+        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+        if state is None and not request.required and not request.installed:
             raise click.UsageError(
-                f"nothing to resolve: {state.where} has no installed operator; give --require"
+                "nothing to resolve: give --require/--installed, -f FILE or a cluster "
+                "(--cluster/--kubeconfig)"
             )
-    if dry_run_next is not None:
-        from deppy.workflows.whatif import parse_next
+        pipeline = check_pipeline(pipeline_file)
+        text = output in ("text", "table")
+        report = stderr(quiet=not text)
+        notes: tuple[str, ...] = ()
+        if state is None:
+            with spinner("loading catalogs…"):
+                catalog_set = load_catalogs(catalog_specs, report=report)
+        else:
+            from deppy.workflows.cluster_input import cluster_input
 
-        for note in notes:
-            click.echo(f"deppy: warning: {note}", err=True)
-        raise SystemExit(
-            dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
-        )
-    started = time.perf_counter()
-    try:
-        with spinner("resolving…"):
-            resolution = resolve_with_options(
-                catalog_set, request, timeout=timeout, pipeline=pipeline, trace=trace
+            with spinner("reading the cluster and its catalogs…"):
+                found = cluster_input(
+                    state, catalog_specs, namespace=cluster_namespace, report=report
+                )
+            catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
+            if not request.required and not request.installed:
+                raise click.UsageError(
+                    f"nothing to resolve: {state.where} has no installed operator; give --require"
+                )
+        if dry_run_next is not None:
+            from deppy.workflows.whatif import parse_next
+
+            for note in notes:
+                warn(note)
+            raise SystemExit(
+                dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
             )
-    except SolveTimeout:
-        raise InputError(
-            f"--timeout {timeout:g}",
-            "the resolution did not finish in time",
-            "allow more seconds, or narrow the request (versions, channels, --source)",
-        ) from None
-    elapsed = time.perf_counter() - started
-    if notes:
-        resolution = replace(resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings)))
-    for warning in resolution.warnings:
-        warn(warning)
-    facts = report_facts(request, catalog_set) if output == "html" else ()
-    render(resolution, output, verbose=verbose, facts=facts)
-    if text and os.environ.get("DEPPY_TIMING"):
-        click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
-    raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+        started = time.perf_counter()
+        try:
+            with spinner("resolving…"):
+                resolution = resolve_with_options(
+                    catalog_set,
+                    request,
+                    timeout=deadline.remaining(),
+                    pipeline=pipeline,
+                    trace=trace,
+                )
+        except SolveTimeout:
+            raise deadline.error() from None
+        elapsed = time.perf_counter() - started
+        if notes:
+            resolution = replace(
+                resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))
+            )
+        for warning in resolution.warnings:
+            warn(warning)
+        facts = report_facts(request, catalog_set) if output == "html" else ()
+        render(resolution, output, verbose=verbose, facts=facts)
+        if text and os.environ.get("DEPPY_TIMING"):
+            click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
+        raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
 
 def dry_run(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import cli
 from deppy.cli.solve_files import OUTPUTS, solve_files
 
@@ -21,11 +22,8 @@ from deppy.cli.solve_files import OUTPUTS, solve_files
     show_default=True,
     help="text for people; json prints one object per line per file.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Give up on a file after this many seconds (reported as an error, exit 2).",
+@timeout_option(
+    "Give up after this many seconds, reading files and printing included (an error, exit 2)."
 )
 def solve_cmd(files: tuple[Path, ...], output: str, timeout: float | None) -> None:
     """Solve problem FILES (conformance JSON/YAML or DIMACS CNF).
@@ -33,4 +31,6 @@ def solve_cmd(files: tuple[Path, ...], output: str, timeout: float | None) -> No
     Prints the selected variables in input order, or a minimal set of constraints that cannot
     all hold. Exit 0 when every file is satisfiable, 1 when any is not, 2 on input errors.
     """
-    raise SystemExit(solve_files(files, output, timeout))
+    with whole_command(timeout) as deadline:
+        code = solve_files(files, output, deadline.at)
+    raise SystemExit(code)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections.abc import Sequence
 from typing import TextIO
 
@@ -22,18 +21,18 @@ OUTPUTS = ("text", "json")
 def solve_files(
     files: Sequence[str | os.PathLike[str]],
     output: str,
-    timeout: float | None,
+    deadline: float | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Exit 0 when every file is satisfiable, 1 when any is not, 2 on input errors."""
+    """Exit 0 when every file is satisfiable, 1 when any is not, 2 on input errors; the
+    solver stops at ``deadline`` (a ``time.monotonic()`` instant for the whole command)."""
     out = out or sys.stdout
     err = err or sys.stderr
     worst = EXIT_OK
     for path in files:
         try:
-            variables = load_problem(path)
-            deadline = None if timeout is None else time.monotonic() + timeout
+            variables = load_problem(os.fspath(path))
             selected = solve(variables, deadline=deadline, where=str(path))
         except NotSatisfiable as unsat:
             out.write(_unsatisfiable(path, unsat, output))

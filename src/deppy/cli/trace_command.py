@@ -11,6 +11,7 @@ import click
 from deppy.cli.answer_output import render
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import dump, output_option, warn
+from deppy.errors import InputError, excerpt
 from deppy.pipeline.constraint_codec import decode_constraint
 from deppy.pipeline.domain import find_domain
 from deppy.pipeline.replay import replay
@@ -58,24 +59,38 @@ def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> No
 def trace_cmd(file: Path, variables: bool, output: str) -> None:
     """Summarise a trace FILE: nodes, states, counts, timings, variables and solver outcome."""
     recorded = read_trace(file)
-    summary = _Summary(recorded)
-    if output != "text":
-        header, result = recorded.header, recorded.result or {}
-        data = {
-            "pipeline": header.get("pipeline"),
-            "pipelineId": header.get("pipeline_id"),
-            "executionId": header.get("execution_id"),
-            "created": header.get("created"),
-            "outcome": result.get("outcome"),
-            "message": result.get("message"),
-            "nodes": result.get("nodes", []),
-            "events": dict(sorted(summary.event_types.items())),
-        }
-        dump(data, output)
-        return
+    try:
+        if output != "text":
+            dump(_as_data(recorded), output)
+            return
+        _show(recorded, variables)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        raise InputError(
+            str(file),
+            f"the trace is damaged ({type(error).__name__}: {excerpt(str(error))})",
+            "record it again with deppy resolve --trace FILE",
+        ) from None
+
+
+def _as_data(recorded: Trace) -> dict[str, object]:
+    header, result = recorded.header, recorded.result or {}
+    return {
+        "pipeline": header.get("pipeline"),
+        "pipelineId": header.get("pipeline_id"),
+        "executionId": header.get("execution_id"),
+        "created": header.get("created"),
+        "outcome": result.get("outcome"),
+        "message": result.get("message"),
+        "nodes": result.get("nodes", []),
+        "events": dict(sorted(_Summary(recorded).event_types.items())),
+    }
+
+
+def _show(recorded: Trace, variables: bool) -> None:
     from rich.console import Console  # deferred: `deppy resolve` imports this module
     from rich.table import Table
 
+    summary = _Summary(recorded)
     console = Console(width=140, highlight=False, soft_wrap=False)
     header = recorded.header
     console.print(
@@ -98,9 +113,15 @@ def trace_cmd(file: Path, variables: bool, output: str) -> None:
             str(node["received"]),
             str(node["emitted"]),
             _ms(node),
-            summary.produced_text(name, everything=variables),
+            summary.produced_text(name, everything=False),
         )
     console.print(table)
+    if variables:  # plain lines after the table: folding a cell of 100,000 ids took minutes
+        for node in result.get("nodes", []):
+            ids = summary.produced.get(node["name"]) or []
+            if ids:
+                click.echo(f"variables produced by {node['name']} ({len(ids)}):")
+                click.echo("\n".join(f"  {i}" for i in ids))
     for name, error in summary.errors():
         console.print(f"error from {name}: {error}")
     for line in summary.solver_outcome():

@@ -47,6 +47,7 @@ from deppy.cluster.objects import (
 )
 from deppy.cluster.state import ClusterState, openshift_version_of
 from deppy.errors import InputError
+from deppy.input_limits import UnsafeInput, json_value, yaml_documents
 
 __all__ = ["EXPORT_API_VERSION", "EXPORT_KIND", "export_document", "read_cluster_files"]
 
@@ -210,21 +211,21 @@ def _files(root: Path) -> Iterator[Path]:
 def _documents(path: Path) -> Iterator[tuple[Any, str]]:
     import yaml
 
-    from deppy.catalog.fbc_files import YAML_LOADER
-
     try:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(str(path), f"cannot read the file: {error.strerror}") from None
     if data.lstrip()[:1] in (b"{", b"["):
         try:
-            yield orjson.loads(data), str(path)
+            yield json_value(data), str(path)
             return
         except orjson.JSONDecodeError:
             pass  # JSON lines or YAML flow style: read as YAML below
+        except UnsafeInput as error:
+            raise InputError(str(path), str(error), "deppy refuses such input") from None
     try:
-        docs = list(yaml.load_all(data, Loader=YAML_LOADER))
-    except yaml.YAMLError as error:
+        docs = yaml_documents(data)
+    except (yaml.YAMLError, UnsafeInput) as error:
         raise InputError(
             str(path),
             f"not YAML or JSON: {' '.join(str(error).split())}",

@@ -35,6 +35,7 @@ from deppy.catalog.properties import (
     projected_properties,
 )
 from deppy.cluster.objects import annotations_of, describe, dig, labels_of, namespace_of, text
+from deppy.input_limits import UnsafeInput, json_value
 
 __all__ = [
     "PROJECTED_PROPERTIES_ANNOTATION",
@@ -81,8 +82,8 @@ def parse_annotation(raw: Any) -> list[Property]:
     if not isinstance(raw, str | bytes):
         raise ValueError(f"its value must be a JSON string, not {type(raw).__name__}")
     try:
-        document = orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
+        document = json_value(raw)
+    except (orjson.JSONDecodeError, UnsafeInput) as error:
         raise ValueError(f"it is not JSON ({error})") from None
     if not isinstance(document, Mapping):
         raise ValueError('it must be a JSON object like {"properties": [...]}')

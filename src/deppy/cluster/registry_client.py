@@ -33,6 +33,7 @@ from deppy.catalog.properties import (
 )
 from deppy.cluster.fbc_render import entry_object
 from deppy.errors import InputError
+from deppy.input_limits import UnsafeInput, json_value
 
 if TYPE_CHECKING:
     from deppy.cluster import registry_pb2 as pb
@@ -48,8 +49,8 @@ _CHANNEL_PROPERTIES = frozenset({"olm.channel", "olm.skips", "olm.skipRange"})
 
 def _value(raw: str) -> Any:
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        return json_value(raw)
+    except (orjson.JSONDecodeError, UnsafeInput):
         return raw  # kept as served: the loader reports what is wrong with it
 
 

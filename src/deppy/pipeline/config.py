@@ -16,7 +16,8 @@ from typing import Any
 
 import orjson
 
-from deppy.errors import InputError, check_type, only_fields
+from deppy.errors import InputError, check_type, excerpt, only_fields
+from deppy.input_limits import UnsafeInput, yaml_value
 from deppy.pipeline.library import NodeConfig, NodeLibrary
 from deppy.pipeline.states import NodeKind
 
@@ -70,7 +71,7 @@ class PipelineSpec:
 def load_pipeline_file(path: str | Path) -> PipelineSpec:
     where = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_bytes()
     except OSError as error:
         raise InputError(where, f"cannot read the pipeline file: {error.strerror}") from None
     if where.endswith(".json"):  # the shipped default's twin: no YAML parser to import
@@ -81,11 +82,14 @@ def load_pipeline_file(path: str | Path) -> PipelineSpec:
     import yaml  # deferred: ~15 ms of start-up that the default pipeline does not need
 
     try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = yaml_value(text)
+    except UnsafeInput as error:
+        raise InputError(where, str(error), "deppy refuses such input") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f" (line {mark.line + 1})" if mark is not None else ""
-        raise InputError(where, f"not valid YAML{line}", "fix the syntax") from None
+        why = getattr(error, "problem", None) or "syntax"
+        raise InputError(where, f"not valid YAML{line}: {why}", "fix the file") from None
     return parse_pipeline(data, where)
 
 
@@ -94,7 +98,9 @@ def parse_pipeline(data: Any, where: str) -> PipelineSpec:
     if not isinstance(data, Mapping):
         raise InputError(where, "expected a Pipeline object", f"start the file with 'kind: {KIND}'")
     if data.get("kind") != KIND:
-        raise InputError(where, f"field 'kind' must be {KIND!r}, got {data.get('kind')!r}")
+        raise InputError(
+            where, f"field 'kind' must be {excerpt(KIND)}, got {excerpt(data.get('kind'))}"
+        )
     check_type(data, where, API_VERSION, KIND)
     only_fields(data, _TOP_FIELDS, f"{where}:", _BELONGS)
     metadata = data.get("metadata") or {}
@@ -127,7 +133,7 @@ def _node(raw: Any, where: str, file: str) -> NodeConfig:
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise InputError(where, "field 'name' must be a non-empty string")
-    where = f"{file}: node {name!r}"
+    where = f"{file}: node {excerpt(name)}"
     only_fields(raw, _NODE_FIELDS, f"{where}:", _BELONGS)
     kind = raw.get("type")
     if not isinstance(kind, str) or not kind:
@@ -158,7 +164,7 @@ def validate(spec: PipelineSpec, library: NodeLibrary) -> list[str]:
         if node_type is None:
             raise InputError(
                 node.where,
-                f"unknown node type {node.type!r}",
+                f"unknown node type {excerpt(node.type)}",
                 f"known types: {', '.join(library.names())}",
             )
         kinds[node.name] = node_type.kind
@@ -190,16 +196,16 @@ def _check_inputs(
         if name not in by_name:
             raise InputError(
                 node.where,
-                f"input {name!r} is not a node of this pipeline",
+                f"input {excerpt(name)} is not a node of this pipeline",
                 f"nodes: {', '.join(by_name)}",
             )
         if name in seen:
-            raise InputError(node.where, f"input {name!r} is listed twice")
+            raise InputError(node.where, f"input {excerpt(name)} is listed twice")
         seen.add(name)
         if kinds[name] is NodeKind.CONSUMER:
             raise InputError(
                 node.where,
-                f"input {name!r} is a consumer, which emits nothing",
+                f"input {excerpt(name)} is a consumer, which emits nothing",
                 "read from a producer or a processor",
             )
 

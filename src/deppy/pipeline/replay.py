@@ -44,7 +44,14 @@ def replay(
         recorded[step.name] = outputs[step.name]
     if trace.context is None:
         raise InputError(where, "the trace has no context record", _why(trace))
-    context = decoder.restore(trace.context)
+    try:
+        context = decoder.restore(trace.context)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+        raise InputError(
+            f"{where}: context record",
+            f"malformed ({type(error).__name__}: {error})",
+            "the trace is damaged; record it again",
+        ) from None
     return pipeline.run(
         context,
         deadline=deadline,

@@ -26,7 +26,8 @@ from typing import IO, Any
 
 import orjson
 
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
+from deppy.input_limits import UnsafeInput, json_value
 from deppy.pipeline.domain import Domain, PayloadEncoder
 from deppy.pipeline.engine import Pipeline
 from deppy.pipeline.events import Batch, DataEvent, Event
@@ -200,12 +201,12 @@ def parse_trace(data: bytes, where: str) -> Trace:
     if header.get("version") != VERSION:
         raise InputError(
             where,
-            f"trace format version {header.get('version')!r} is not one this deppy reads",
+            f"trace format version {excerpt(header.get('version'))} is not one this deppy reads",
             f"this deppy reads version {VERSION}",
         )
     for key in ("domain", "pipeline_id", "execution_id", "config"):
         if key not in header:
-            raise InputError(f"{where}:1", f"the header has no {key!r}")
+            raise InputError(f"{where}:1", f"the header has no {excerpt(key)}")
     trace = Trace(where, header)
     for n, record in records[1:]:
         kind = record.get("record")
@@ -216,15 +217,17 @@ def parse_trace(data: bytes, where: str) -> Trace:
         elif kind == "result":
             trace.result = record
         else:
-            raise InputError(f"{where}:{n}", f"unknown record type {kind!r}")
+            raise InputError(f"{where}:{n}", f"unknown record type {excerpt(kind)}")
     return trace
 
 
 def _record(line: bytes, where: str) -> dict[str, Any]:
     try:
-        record = orjson.loads(line)
+        record = json_value(line)
     except orjson.JSONDecodeError:
         raise InputError(where, "not a JSON record", "the trace is damaged") from None
+    except UnsafeInput as error:
+        raise InputError(where, str(error), "the trace is damaged") from None
     if not isinstance(record, dict):
         raise InputError(where, "not a JSON object", "the trace is damaged")
     return record

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
 from deppy.solver import AtMost, Conflict, Constraint, Dependency, Mandatory, Prohibited, Variable
 
 TYPES = ("mandatory", "prohibited", "dependency", "conflict", "atmost")
@@ -26,11 +26,13 @@ def _variable(item: Any, where: str) -> Variable:
         raise InputError(where, "expected an object with 'id' and 'constraints'")
     unknown = sorted(set(item) - {"id", "constraints"})
     if unknown:
-        raise InputError(where, f"unknown field {unknown[0]!r}", "use only 'id' and 'constraints'")
+        raise InputError(
+            where, f"unknown field {excerpt(unknown[0])}", "use only 'id' and 'constraints'"
+        )
     identifier = item.get("id")
     if not isinstance(identifier, str) or not identifier:
         raise InputError(where, "field 'id' must be a non-empty string")
-    where = f"{where.rsplit(':', 1)[0]}: variable {identifier!r}"
+    where = f"{where.rsplit(':', 1)[0]}: variable {excerpt(identifier)}"
     raw = item.get("constraints") or []
     if not isinstance(raw, list):
         raise InputError(where, "field 'constraints' must be a list or null")
@@ -58,7 +60,7 @@ def _exactly_one(raw: dict[str, Any], where: str) -> str:
 def _bound(raw: dict[str, Any], where: str) -> int:
     n = raw.get("n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise InputError(where, f"field 'n' must be a non-negative integer, got {n!r}")
+        raise InputError(where, f"field 'n' must be a non-negative integer, got {excerpt(n)}")
     return n
 
 
@@ -78,9 +80,9 @@ def _constraint(raw: Any, where: str) -> Constraint:
     builder = _BUILDERS.get(kind) if isinstance(kind, str) else None
     if builder is None:
         raise InputError(
-            where, f"unknown constraint type {kind!r}", f"use one of {', '.join(TYPES)}"
+            where, f"unknown constraint type {excerpt(kind)}", f"use one of {', '.join(TYPES)}"
         )
     unknown = sorted(set(raw) - {"type", "ids", "n"})
     if unknown:
-        raise InputError(where, f"unknown field {unknown[0]!r}")
+        raise InputError(where, f"unknown field {excerpt(unknown[0])}")
     return builder(raw, where)

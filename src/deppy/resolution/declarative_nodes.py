@@ -35,7 +35,7 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.catalog.semver import VersionRange
-from deppy.errors import InputError, unknown_field
+from deppy.errors import InputError, excerpt, unknown_field
 from deppy.pipeline.events import Batch
 from deppy.pipeline.library import NodeConfig, Run
 from deppy.resolution.context import CandidateOrder, ResolutionContext
@@ -113,7 +113,7 @@ def _text(raw: Mapping[str, Any], key: str, where: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str | int | float) or isinstance(value, bool) or value == "":
-        raise InputError(where, f"field {key!r} must be a non-empty string")
+        raise InputError(where, f"field {excerpt(key)} must be a non-empty string")
     return str(value)
 
 

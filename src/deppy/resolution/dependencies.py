@@ -108,6 +108,7 @@ def _label_need(bundle: Bundle, label: str, context: ResolutionContext) -> Needs
 
 
 def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) -> Needs:
+    from deppy.catalog.cel import CelBudgetExceeded
     from deppy.catalog.constraint_spec import parse_constraint
 
     where = f"{bundle.source}: bundle {bundle.name}: olm.constraint"
@@ -123,7 +124,11 @@ def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) ->
         if packages is None
         else (b for name in sorted(packages) for b in context.catalogs.bundles_of(name))
     )
-    found = [b for b in pool if spec.matches(b)]
+    try:
+        found = [b for b in pool if spec.matches(b)]
+    except CelBudgetExceeded as error:
+        context.warn(f"{where}: {error}; this dependency cannot be satisfied")
+        return Needs(bundle, "an olm.constraint CEL rule", (), f"its CEL rule was {error}")
     missing = None
     if not _others(bundle, found):
         missing = spec.failure_message or f"no bundle in any catalog is {spec.describe()}"

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from deppy.catalog.semver import Version, VersionError, VersionRange
-from deppy.errors import InputError, check_type, only_fields, unknown_field
+from deppy.errors import InputError, check_type, excerpt, only_fields, unknown_field
+from deppy.input_limits import load_yaml_file, parse_yaml
 from deppy.resolution.request import (
     ClusterFacts,
     InstalledBundle,
@@ -53,7 +54,7 @@ def _split(spec: str, where: str, keys: tuple[str, ...]) -> tuple[str, str | Non
     if not _PACKAGE.match(package):
         raise InputError(
             where,
-            f"{package!r} is not a package name",
+            f"{excerpt(package)} is not a package name",
             "write PACKAGE[@RANGE][,key=value...], e.g. 'etcd@>=0.9.0,channel=alpha'",
         )
     found: dict[str, str] = {}
@@ -63,7 +64,7 @@ def _split(spec: str, where: str, keys: tuple[str, ...]) -> tuple[str, str | Non
         if not sep or key not in keys:
             raise InputError(
                 where,
-                f"unknown option {option.strip()!r}",
+                f"unknown option {excerpt(option.strip())}",
                 f"options are {', '.join(k + '=...' for k in keys)}",
             )
         found[key] = value.strip()
@@ -97,7 +98,7 @@ def within(level_and_version: str, where: str) -> tuple[VersionRange, str]:
     if bounds is None:
         raise InputError(
             where,
-            f"unknown level {level!r} in within=",
+            f"unknown level {excerpt(level)} in within=",
             "write within=major:VERSION, within=minor:VERSION or within=patch:VERSION",
         )
     # "-0" keeps out the next level's prereleases, which blang orders below it (<1.5.0 would
@@ -161,7 +162,7 @@ def _exact_with_build(text: str) -> Version | None:
 
 
 def parse_require(spec: str) -> RequiredPackage:
-    where = f"--require {spec!r}"
+    where = f"--require {excerpt(spec)}"
     package, versions, options = _split(spec, where, REQUIRE_KEYS)
     ignore = [v for v in options.get("ignore", "").split("|") if v.strip()]
     return required_from_parts(
@@ -177,7 +178,7 @@ def parse_require(spec: str) -> RequiredPackage:
 
 
 def parse_installed(spec: str) -> InstalledBundle:
-    where = f"--installed {spec!r}"
+    where = f"--installed {excerpt(spec)}"
     package, version, options = _split(spec, where, INSTALLED_KEYS)
     if not version:
         raise InputError(where, "the installed version is missing", "write PACKAGE@VERSION")
@@ -194,7 +195,7 @@ def parse_installed(spec: str) -> InstalledBundle:
 def parse_exclude(spec: str) -> PropertyRestriction:
     kind, sep, value = spec.partition("=")
     if not sep or not kind.strip() or not value.strip():
-        raise InputError(f"--exclude {spec!r}", "expected TYPE=VALUE", "e.g. olm.label=beta")
+        raise InputError(f"--exclude {excerpt(spec)}", "expected TYPE=VALUE", "e.g. olm.label=beta")
     return PropertyRestriction(kind.strip(), value.strip())
 
 
@@ -205,8 +206,8 @@ def parse_catalog(spec: str) -> CatalogSpec:
         number = int(priority) if priority else 0
     except ValueError:
         raise InputError(
-            f"--catalog {spec!r}",
-            f"priority {priority!r} is not an integer",
+            f"--catalog {excerpt(spec)}",
+            f"priority {excerpt(priority)} is not an integer",
             "write PATH[=NAME[:PRIORITY]], e.g. ./catalog=community:10",
         ) from None
     return CatalogSpec(path, name or None, number)
@@ -248,23 +249,13 @@ def _check_document(data: Mapping[str, Any], where: str) -> None:
 def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[CatalogSpec]]:
     """An ActiveResolution document (seed deppy-phase-0.md) and the catalogs it names."""
     where = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(where, "no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(where, f"cannot read the file: {error}") from None
-    return request_from_document(read_yaml(text, where), where, Path(path).parent)
+    return request_from_document(load_yaml_file(path), where, Path(path).parent)
 
 
-def read_yaml(text: str, where: str) -> Any:
-    """One YAML (or JSON) document; a syntax error is one line naming ``where``."""
-    import yaml  # deferred: most commands never read a request document
-
-    try:
-        return yaml.load(text, Loader=yaml.CSafeLoader)
-    except yaml.YAMLError as error:
-        raise InputError(where, f"invalid YAML: {' '.join(str(error).split())}") from None
+def read_yaml(text: str | bytes, where: str) -> Any:
+    """One YAML (or JSON) document within deppy's input limits; an error is one line naming
+    ``where``."""
+    return parse_yaml(text, where)
 
 
 def _at(where: str, path: str) -> str:
@@ -336,7 +327,7 @@ def _constraint(item: Any, where: str) -> tuple[str, dict[str, Any]]:
         if not match:
             raise InputError(
                 where,
-                f"cannot read {item!r}",
+                f"cannot read {excerpt(item)}",
                 'write required("name", "range", "channel") or installed(...)',
             )
         args = _call_arguments(match.group(2), where)
@@ -373,7 +364,7 @@ def _call_arguments(text: str, where: str) -> list[str]:
     if not isinstance(values, tuple) or not all(isinstance(v, str) for v in values):
         raise InputError(
             where,
-            f"cannot read the arguments {text!r}",
+            f"cannot read the arguments {excerpt(text)}",
             'quote each one: required("name", ">=1.0.0 <2.0.0", "channel")',
         )
     return [v.strip() for v in values]

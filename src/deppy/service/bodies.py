@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from deppy.errors import InputError
+from deppy.input_limits import UnsafeInput, json_value
 from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.request_parsing import read_yaml, request_from_document
 from deppy.service.problems import Problem
@@ -36,9 +37,11 @@ def read_document(body: bytes, content_type: str) -> Any:
     media = content_type.split(";")[0].strip().lower()
     if media in JSON_TYPES:
         try:
-            return orjson.loads(body)
+            return json_value(body)
         except orjson.JSONDecodeError as error:
             raise Problem(400, f"invalid JSON: {error}", field="body") from None
+        except UnsafeInput as error:
+            raise Problem(400, str(error), field="body") from None
     if media and media not in YAML_TYPES:
         raise Problem(
             415,

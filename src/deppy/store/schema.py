@@ -12,15 +12,17 @@ instead of failing.
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from deppy.errors import InputError
 from deppy.store.summary import StoredCatalog
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: search_row and search_card
+MIGRATABLE = (1,)  # older versions this deppy upgrades in place (store/migration.py)
 # A writer may hold the lock for a few seconds (a full community index); waiting readers and
 # writers give up only after this many seconds.
 BUSY_TIMEOUT = 60.0
@@ -73,10 +75,28 @@ _TABLES = (
         PRIMARY KEY (label, catalog_id, package)
     ) WITHOUT ROWID""",
     "CREATE INDEX label_by_catalog ON label (catalog_id)",
+    # deppy search: every text a package can be found by (deppy.catalog.search_index), folded
+    # to lower case and indexed by trigrams, so a term of 3 characters or more finds its rows
+    # without a scan; a package's card says what a hit shows of it.
+    """CREATE VIRTUAL TABLE search_row USING fts5(
+        folded, catalog_id UNINDEXED, package UNINDEXED, ordinal UNINDEXED, field UNINDEXED,
+        text UNINDEXED, shown UNINDEXED, bundles UNINDEXED,
+        tokenize = 'trigram case_sensitive 1'
+    )""",
+    """CREATE TABLE search_card (
+        catalog_id INTEGER NOT NULL,
+        package TEXT NOT NULL,
+        display_name TEXT NOT NULL,
+        latest TEXT NOT NULL,
+        default_channel TEXT,
+        PRIMARY KEY (catalog_id, package)
+    ) WITHOUT ROWID""",
 )
 
+SEARCH_TABLES = _TABLES[-2:]  # what version 2 added
+
 # Tables holding one catalog's rows, in the order a removal deletes them.
-CATALOG_TABLES = ("label", "provided_api", "bundle", "package")
+CATALOG_TABLES = ("search_row", "search_card", "label", "provided_api", "bundle", "package")
 
 
 class StoreError(InputError):
@@ -95,6 +115,12 @@ def translated_errors(path: Path) -> Iterator[None]:
         yield
     except sqlite3.OperationalError as error:
         text = str(error)
+        if disk_full(path, error):
+            raise StoreError(
+                str(path),
+                "the disk is full",
+                "free some space on it and run the command again; the store is as it was",
+            ) from None
         if "locked" in text or "busy" in text:
             raise StoreError(
                 str(path),
@@ -111,6 +137,31 @@ def translated_errors(path: Path) -> Iterator[None]:
         raise StoreError(str(path), f"not a usable catalog store ({error})", _MOVE_AWAY) from None
 
 
+def disk_full(path: Path, error: sqlite3.Error) -> bool:
+    """Whether a SQLite failure is the disk running out of space (SQLITE_FULL, or an I/O error
+    on a disk with next to nothing free: creating the WAL index fails that way)."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name == "SQLITE_FULL" or "disk is full" in str(error):
+        return True
+    if not name.startswith("SQLITE_IOERR") and "disk I/O error" not in str(error):
+        return False
+    try:
+        return shutil.disk_usage(path.parent).free < _NEARLY_FULL
+    except OSError:
+        return False
+
+
+_NEARLY_FULL = 1 << 20
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """End a failed write. SQLite may have rolled back already (a full disk does that), and a
+    second ROLLBACK would hide the real error behind "no transaction is active"."""
+    if conn.in_transaction:
+        with suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
 _MOVE_AWAY = "move the file away (or set DEPPY_HOME elsewhere) and add the catalogs again"
 
 
@@ -124,7 +175,7 @@ def _connect(target: str, *, uri: bool) -> sqlite3.Connection:
 
 def _check_version(conn: sqlite3.Connection, path: Path) -> int:
     version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    if version not in (0, SCHEMA_VERSION):
+    if version not in (0, SCHEMA_VERSION, *MIGRATABLE):
         newer = version > SCHEMA_VERSION
         raise StoreError(
             str(path),
@@ -132,7 +183,7 @@ def _check_version(conn: sqlite3.Connection, path: Path) -> int:
             f"{SCHEMA_VERSION}",
             "use the deppy that wrote it"
             if newer
-            else "remove the file and add the catalogs again (deppy catalog add NAME PATH)",
+            else "move the file away and add the catalogs again (deppy catalog add NAME PATH)",
         )
     return version
 
@@ -145,15 +196,32 @@ def open_for_reading(path: Path) -> sqlite3.Connection | None:
     if not path.is_file():
         return None
     with translated_errors(path):
-        conn = _connect(f"{path.resolve().as_uri()}?mode=rw", uri=True)
         try:
-            if _check_version(conn, path) == 0:
-                conn.close()
-                return None
-        except BaseException:
+            return _reader(path, "mode=rw")
+        except sqlite3.OperationalError as error:
+            # A full disk cannot hold the WAL index a reader needs; when no write is pending in
+            # the WAL, the database file alone is the whole store, and reading it as immutable
+            # needs no index: reads keep working until space is freed.
+            wal = path.with_name(path.name + "-wal")
+            if not disk_full(path, error) or (wal.exists() and wal.stat().st_size > 0):
+                raise
+            return _reader(path, "mode=ro&immutable=1")
+
+
+def _reader(path: Path, mode: str) -> sqlite3.Connection | None:
+    conn = _connect(f"{path.resolve().as_uri()}?{mode}", uri=True)
+    try:
+        if _check_version(conn, path) == 0:
             conn.close()
-            raise
+            return None
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def open_for_writing(path: Path) -> sqlite3.Connection:
@@ -196,7 +264,7 @@ def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
 
 

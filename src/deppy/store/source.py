@@ -21,6 +21,7 @@ from pathlib import Path
 
 from deppy.catalog.catalog_set import BundleSource, find_deprecation
 from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, Package
+from deppy.catalog.search_index import PackageCard, SearchRow
 from deppy.errors import InputError
 from deppy.store.codec import decode_bundle, decode_package
 from deppy.store.schema import translated_errors
@@ -162,6 +163,37 @@ class Snapshot:
             found = self._labels[label] = [(int(c), str(p)) for c, p in rows]
         return found
 
+    def search(
+        self, catalog_ids: Sequence[int], needle: str
+    ) -> tuple[list[SearchRow], dict[tuple[str, str], PackageCard]]:
+        """The search rows containing ``needle`` (lower case), and the cards of their packages:
+        read from the rows the writer indexed, without decoding a bundle."""
+        marks = ", ".join("?" * len(catalog_ids))
+        columns = "catalog_id, package, ordinal, field, text, shown, bundles FROM search_row"
+        if len(needle) >= 3:  # the trigram index finds every row holding the needle
+            phrase = '"' + needle.replace('"', '""') + '"'
+            query = f"SELECT {columns} WHERE search_row MATCH ?"
+            found = self._query(query, (phrase,))
+        else:
+            found = self._query(f"SELECT {columns} WHERE instr(folded, ?) > 0", (needle,))
+        wanted = set(catalog_ids)
+        found = sorted((r for r in found if r[0] in wanted), key=lambda r: (r[0], r[1], r[2]))
+        rows = [
+            SearchRow(self._names[c], p, n, f, t, s, tuple(b.split("\n")) if b else ())
+            for c, p, n, f, t, s, b in found
+        ]
+        matched = {(r[0], r[1]) for r in found}
+        cards: dict[tuple[str, str], PackageCard] = {}
+        for catalog_id, package, display, latest, default in self._query(
+            "SELECT catalog_id, package, display_name, latest, default_channel FROM search_card "
+            f"WHERE catalog_id IN ({marks})",
+            catalog_ids,
+        ):
+            if (catalog_id, package) in matched:
+                name = self._names[catalog_id]
+                cards[(name, package)] = PackageCard(name, package, display, latest, default)
+        return rows, cards
+
     def package_names(self, catalog_ids: Sequence[int]) -> list[str]:
         marks = ", ".join("?" * len(catalog_ids))
         rows = self._query(
@@ -251,6 +283,12 @@ class StoreSource:
     def all_bundles(self) -> Iterator[Bundle]:
         for info in self._ordered:
             yield from self._snapshot.catalog_bundles(info.id)
+
+    def search_rows(
+        self, needle: str
+    ) -> tuple[list[SearchRow], dict[tuple[str, str], PackageCard]]:
+        """What ``deppy search`` matches, from the store's search index (see search_index)."""
+        return self._snapshot.search([c.id for c in self._ordered], needle)
 
     def package_names(self) -> list[str]:
         if not self._ordered:

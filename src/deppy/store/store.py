@@ -9,22 +9,22 @@ equal to what the loader returned when it was added, for commands that show ever
 from __future__ import annotations
 
 import gc
-import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deppy.catalog.model import Bundle, Catalog, Channel, Deprecation, LoadProblem, Package
+from deppy.catalog.model import Catalog, LoadProblem
 from deppy.errors import InputError
-from deppy.store.codec import decode_bundle, decode_others, decode_package, decode_problems
+from deppy.store.codec import decode_problems
 from deppy.store.location import database_path
+from deppy.store.materialise import materialise
+from deppy.store.migration import upgraded_reader, upgraded_writer
 from deppy.store.schema import (
     open_for_reading,
     open_for_writing,
     summaries,
     translated_errors,
-    unknown_catalog,
 )
 from deppy.store.source import Snapshot, StoreSource
 from deppy.store.summary import StoredCatalog
@@ -42,7 +42,7 @@ class Store:
     # -- reading -----------------------------------------------------------------------------
     def list(self) -> list[StoredCatalog]:
         """Stored catalogs, most preferred first (priority, then name)."""
-        conn = open_for_reading(self.path)
+        conn = upgraded_reader(self.path, open_for_reading(self.path))
         if conn is None:
             return []
         try:
@@ -59,7 +59,7 @@ class Store:
 
         The source reads one consistent state of the store until it is closed.
         """
-        conn = open_for_reading(self.path)
+        conn = upgraded_reader(self.path, open_for_reading(self.path))
         if conn is None:
             return None
         with translated_errors(self.path):
@@ -79,7 +79,7 @@ class Store:
 
     def load_catalog(self, name: str) -> Catalog:
         """The whole stored catalog, as :func:`deppy.catalog.fbc.load_catalog` returned it."""
-        conn = open_for_reading(self.path)
+        conn = upgraded_reader(self.path, open_for_reading(self.path))
         if conn is None:
             raise InputError(
                 f"catalog {name!r}",
@@ -89,13 +89,13 @@ class Store:
         try:
             with translated_errors(self.path), _collector_paused():
                 conn.execute("BEGIN")
-                return _materialise(conn, name)
+                return materialise(conn, name)
         finally:
             conn.close()
 
     def problems(self, name: str) -> tuple[LoadProblem, ...]:
         """The invalid objects skipped when the catalog was added or last refreshed."""
-        conn = open_for_reading(self.path)
+        conn = upgraded_reader(self.path, open_for_reading(self.path))
         row = None
         if conn is not None:
             try:
@@ -127,7 +127,7 @@ class Store:
         from deppy.store.writer import remove, tidy  # writing code stays out of resolve's imports
 
         self._must_exist(name)
-        conn = open_for_writing(self.path)
+        conn = upgraded_writer(self.path, open_for_writing(self.path))
         try:
             with translated_errors(self.path):
                 removed = remove(conn, name)
@@ -144,7 +144,7 @@ class Store:
         if replace:
             self._must_exist(catalog.name)
         prepared = prepare(catalog, progress)
-        conn = open_for_writing(self.path)
+        conn = upgraded_writer(self.path, open_for_writing(self.path))
         try:
             with translated_errors(self.path):
                 stored = write(conn, prepared, replace=replace)
@@ -171,40 +171,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if paused:
             gc.enable()
-
-
-def _materialise(conn: sqlite3.Connection, name: str) -> Catalog:
-    row = conn.execute(
-        "SELECT id, priority, path, problem_list, others FROM catalog WHERE name = ?", (name,)
-    ).fetchone()
-    if row is None:
-        raise unknown_catalog(conn, name)
-    catalog_id, priority, path, problems, others = row
-    packages: dict[str, Package] = {}
-    channels: dict[tuple[str, str], Channel] = {}
-    deprecations: list[Deprecation] = []
-    for package_name, blob in conn.execute(
-        "SELECT name, data FROM package WHERE catalog_id = ? ORDER BY name", (catalog_id,)
-    ):
-        package, package_channels, package_deprecations = decode_package(blob, package_name)
-        packages[package_name] = package
-        channels.update((c.key, c) for c in package_channels)
-        deprecations.extend(package_deprecations)
-    bundles: dict[tuple[str, str], Bundle] = {}
-    for package_name, blob in conn.execute(
-        "SELECT package, data FROM bundle WHERE catalog_id = ? ORDER BY package, name",
-        (catalog_id,),
-    ):
-        bundle = decode_bundle(blob, name, package_name)
-        bundles[bundle.key] = bundle
-    return Catalog(
-        name=name,
-        priority=priority,
-        path=path,
-        packages=packages,
-        channels=dict(sorted(channels.items())),
-        bundles=bundles,
-        deprecations=tuple(deprecations),
-        problems=decode_problems(problems),
-        others=decode_others(others),
-    )

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from deppy.catalog.model import Catalog
+from deppy.catalog.search_index import package_rows
 from deppy.errors import InputError
 from deppy.store.codec import encode_bundle, encode_others, encode_package, encode_problems
-from deppy.store.schema import CATALOG_TABLES, summaries, unknown_catalog
+from deppy.store.schema import CATALOG_TABLES, rollback, summaries, unknown_catalog
 from deppy.store.summary import StoredCatalog
 
 # (bundles encoded so far, bundles in all); called often enough to drive a progress bar.
@@ -36,6 +37,8 @@ class PreparedCatalog:
     bundles: list[tuple[str, str, str, bytes]]
     apis: list[tuple[str, str, str, str]]
     labels: list[tuple[str, str]]
+    search_rows: list[tuple[str, str, int, str, str, str, str]]
+    search_cards: list[tuple[str, str, str, str | None]]
 
 
 def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatalog:
@@ -90,6 +93,7 @@ def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatal
         bundles,
         sorted(apis),
         sorted(labels),
+        *search_index(catalog),
     )
 
 
@@ -112,7 +116,7 @@ def write(conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool)
         _insert(conn, prepared)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     return summary
 
@@ -154,6 +158,46 @@ def _insert(conn: sqlite3.Connection, prepared: PreparedCatalog) -> None:
         "INSERT INTO label (catalog_id, label, package) VALUES (?, ?, ?)",
         _with_id(catalog_id, prepared.labels),
     )
+    insert_search_index(conn, catalog_id, prepared.search_rows, prepared.search_cards)
+
+
+def insert_search_index(
+    conn: sqlite3.Connection,
+    catalog_id: int,
+    rows: Iterable[tuple[object, ...]],
+    cards: Iterable[tuple[object, ...]],
+) -> None:
+    conn.executemany(
+        "INSERT INTO search_row (catalog_id, folded, package, ordinal, field, text, shown, "
+        "bundles) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        _with_id(catalog_id, rows),
+    )
+    conn.executemany(
+        "INSERT INTO search_card (catalog_id, package, display_name, latest, default_channel) "
+        "VALUES (?, ?, ?, ?, ?)",
+        _with_id(catalog_id, cards),
+    )
+
+
+def search_index(
+    catalog: Catalog,
+) -> tuple[list[tuple[str, str, int, str, str, str, str]], list[tuple[str, str, str, str | None]]]:
+    """The rows ``deppy search`` reads (deppy.catalog.search_index), for every package."""
+    rows: list[tuple[str, str, int, str, str, str, str]] = []
+    cards: list[tuple[str, str, str, str | None]] = []
+    for name in sorted(catalog.packages):
+        bundles = catalog.bundles_of(name)
+        if not bundles:
+            continue
+        card, found = package_rows(
+            catalog.name, catalog.packages[name], name, catalog.channels_of(name), bundles
+        )
+        cards.append((name, card.display_name, card.latest, card.default_channel))
+        rows.extend(
+            (r.text.lower(), name, r.ordinal, r.field, r.text, r.shown, "\n".join(r.bundles))
+            for r in found
+        )
+    return rows, cards
 
 
 def _with_id(catalog_id: int, rows: Iterable[tuple[object, ...]]) -> Iterable[tuple[object, ...]]:
@@ -170,7 +214,7 @@ def remove(conn: sqlite3.Connection, name: str) -> StoredCatalog:
         _delete_rows(conn, catalog_id)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     return found[0]
 

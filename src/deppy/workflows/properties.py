@@ -26,6 +26,7 @@ from deppy.cluster.projection import (
     synthesise_properties,
 )
 from deppy.errors import InputError
+from deppy.input_limits import UnsafeInput, json_value, yaml_documents
 
 __all__ = ["AnnotatedCSV", "annotate_csv", "read_csv_file"]
 
@@ -41,16 +42,14 @@ def read_csv_file(path: Path) -> tuple[dict[str, Any], bool]:
     """The CSV in ``path`` (YAML or JSON, one document) and whether it was JSON."""
     import yaml
 
-    from deppy.catalog.fbc_files import YAML_LOADER
-
     try:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(str(path), f"cannot read the file: {error.strerror}") from None
     is_json = data.lstrip()[:1] == b"{"
     try:
-        docs = [orjson.loads(data)] if is_json else list(yaml.load_all(data, Loader=YAML_LOADER))
-    except (orjson.JSONDecodeError, yaml.YAMLError) as error:
+        docs = [json_value(data)] if is_json else yaml_documents(data)
+    except (orjson.JSONDecodeError, yaml.YAMLError, UnsafeInput) as error:
         raise InputError(str(path), f"not YAML or JSON: {' '.join(str(error).split())}") from None
     csvs = [d for d in docs if isinstance(d, Mapping) and d.get("kind") == KIND_CSV]
     if len(csvs) != 1:

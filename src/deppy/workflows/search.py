@@ -1,25 +1,38 @@
 """Finding packages by what a person remembers of them: a name, a title, a keyword or an API.
 
-A package matches on its name and its bundles' names first (exact, then prefix, then substring),
-then on what its newest bundle says of itself (display name, keywords) and the APIs its bundles
-provide, and last on its description — so the package someone names exactly is never buried
-under packages that merely mention the word. One hit per package per catalog, best match kept.
+A package matches on its name and its bundles' names first (exact, then prefix, then a word of
+the name), then on what its newest bundle says of itself (display name, keywords) and the APIs
+its bundles provide, and last on its description — so the package someone names exactly is never
+buried under packages that merely mention the word, and a term never matches inside an unrelated
+word. One hit per package per catalog, best match kept. The rows matched and their ranking are
+:mod:`deppy.catalog.search_index`'s: the store answers from rows it wrote when the catalog was
+added (a few rows read, no bundle decoded); other sources compute the same rows here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
+from deppy.catalog.search_index import (
+    ABOUT,
+    BUNDLE_NAME,
+    DESCRIPTION,
+    FLOOR,
+    NAME,
+    TIER_NAMES,
+    PackageCard,
+    SearchRow,
+    head_bundle,
+    package_rows,
+    row_tier,
+)
+from deppy.store.source import StoreSource
 
 __all__ = ["SearchHit", "package_head", "search"]
-
-# Match tiers, best first.
-EXACT, PREFIX, SUBSTRING, METADATA, DESCRIPTION = range(5)
-TIER_NAMES = ("exact name", "name prefix", "name contains", "metadata", "description")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +53,9 @@ class SearchHit:
 
     def match_text(self) -> str:
         """What matched, in a few words ("name prefix", "API: Kind (group/version)")."""
-        if self.what == "name":
+        if self.what == NAME:
             return TIER_NAMES[self.tier]
-        if self.what == "bundle name":
+        if self.what == BUNDLE_NAME:
             return "bundle " + ", ".join(self.bundles)
         return f"{self.what}: {self.matched}"
 
@@ -63,106 +76,11 @@ class SearchHit:
 def package_head(
     source: BundleSource, catalog: str, package: str, bundles: Iterable[Bundle] | None = None
 ) -> Bundle | None:
-    """The bundle that speaks for a package: the newest of its default channel (where OLM's
-    package manifest takes the display name and description), else its newest bundle.
-    ``bundles`` are the package's bundles in ``catalog`` when the caller has them already."""
+    """The bundle that speaks for a package in ``catalog`` (see search_index.head_bundle)."""
     if bundles is None:
         bundles = source.bundles_of(package)
-    bundles = [b for b in bundles if b.catalog == catalog]
-    if not bundles:
-        return None
-    meta = source.package(catalog, package)
-    default = meta.default_channel if meta else None
-    entries = {
-        e.name for c in source.channels(catalog, package) if c.name == default for e in c.entries
-    }
-    in_default = [b for b in bundles if b.name in entries] or bundles
-    return max(in_default, key=lambda b: (b.version, b.name))
-
-
-def _metadata(bundle: Bundle | None) -> Mapping[str, Any]:
-    meta = bundle.csv_metadata if bundle is not None else None
-    return meta if isinstance(meta, Mapping) else {}
-
-
-def _text(meta: Mapping[str, Any], key: str) -> str:
-    value = meta.get(key)
-    return value if isinstance(value, str) else ""
-
-
-def _keywords(meta: Mapping[str, Any]) -> list[str]:
-    value = meta.get("keywords")
-    return [k for k in value if isinstance(k, str)] if isinstance(value, list) else []
-
-
-def _name_tier(term: str, name: str) -> int | None:
-    name = name.lower()
-    if name == term:
-        return EXACT
-    if name.startswith(term):
-        return PREFIX
-    if term in name:
-        return SUBSTRING
-    return None
-
-
-@dataclass(slots=True)
-class _Best:
-    """The best match found so far for one package of one catalog."""
-
-    tier: int = DESCRIPTION + 1
-    what: str = ""
-    matched: str = ""
-    bundles: list[str] = field(default_factory=list)
-
-    def offer(self, tier: int, what: str, matched: str, bundle: str | None = None) -> None:
-        if tier < self.tier:
-            self.tier, self.what, self.matched, self.bundles = tier, what, matched, []
-        elif (tier, what, matched) != (self.tier, self.what, self.matched):
-            return
-        if bundle is not None and bundle not in self.bundles:
-            self.bundles.append(bundle)
-
-
-def _bundle_matches(term: str, bundle: Bundle, best: _Best) -> None:
-    tier = _name_tier(term, bundle.name)
-    if tier is not None:
-        best.offer(tier, "bundle name", "", bundle.name)
-    for gvk in bundle.provided_gvks:
-        kind, group = gvk.kind.lower(), gvk.group.lower()
-        if term in (kind, group):
-            best.offer(METADATA, "API", str(gvk), bundle.name)
-        elif term in kind or term in group:
-            best.offer(DESCRIPTION, "API", str(gvk), bundle.name)
-
-
-def _package_matches(term: str, package: str, head: Bundle | None, description: str) -> _Best:
-    best = _Best()
-    tier = _name_tier(term, package)
-    if tier is not None:
-        best.offer(tier, "name", package)
-    meta = _metadata(head)
-    display = _text(meta, "displayName")
-    if display and term in display.lower():
-        best.offer(METADATA, "display name", display)
-    for keyword in _keywords(meta):
-        if keyword.lower() == term:
-            best.offer(METADATA, "keyword", keyword)
-        elif term in keyword.lower():
-            best.offer(DESCRIPTION, "keyword", keyword)
-    text = description or _text(meta, "description")
-    if text and term in text.lower():
-        best.offer(DESCRIPTION, "description", _excerpt(text, term))
-    return best
-
-
-def _excerpt(text: str, term: str, width: int = 60) -> str:
-    """The words around the match, on one line."""
-    flat = " ".join(text.split())
-    at = flat.lower().find(term)
-    start = max(0, at - width // 3)
-    end = min(len(flat), start + width)
-    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+    mine = [b for b in bundles if b.catalog == catalog]
+    return head_bundle(source.package(catalog, package), source.channels(catalog, package), mine)
 
 
 def search(source: BundleSource, term: str) -> list[SearchHit]:
@@ -171,37 +89,86 @@ def search(source: BundleSource, term: str) -> list[SearchHit]:
     needle = " ".join(term.split()).lower()
     if not needle:
         return []
-    by_package: dict[tuple[str, str], list[Bundle]] = {}
-    for bundle in source.all_bundles():
-        by_package.setdefault((bundle.catalog, bundle.package), []).append(bundle)
-    hits: list[SearchHit] = []
-    for (catalog, package), bundles in by_package.items():
-        hit = _hit(source, needle, catalog, package, bundles)
-        if hit is not None:
-            hits.append(hit)
+    if isinstance(source, StoreSource):
+        rows, cards = source.search_rows(needle)
+    else:
+        rows, cards = _rows_in_memory(source, needle)
+    hits = [
+        hit
+        for key, package_rows_ in _by_package(rows).items()
+        if (hit := _hit(needle, package_rows_, cards[key])) is not None
+    ]
     hits.sort(key=lambda h: (h.tier, h.package, source.rank(h.catalog)))
     return hits
 
 
-def _hit(
-    source: BundleSource, term: str, catalog: str, package: str, bundles: Iterable[Bundle]
-) -> SearchHit | None:
-    meta = source.package(catalog, package)
-    bundles = list(bundles)
-    head = package_head(source, catalog, package, bundles)
-    best = _package_matches(term, package, head, meta.description if meta else "")
-    for bundle in sorted(bundles, key=lambda b: (b.version, b.name), reverse=True):
-        _bundle_matches(term, bundle, best)
-    if best.tier > DESCRIPTION:
+def _rows_in_memory(
+    source: BundleSource, needle: str
+) -> tuple[list[SearchRow], dict[tuple[str, str], PackageCard]]:
+    by_package: dict[tuple[str, str], list[Bundle]] = {}
+    for bundle in source.all_bundles():
+        by_package.setdefault((bundle.catalog, bundle.package), []).append(bundle)
+    rows: list[SearchRow] = []
+    cards: dict[tuple[str, str], PackageCard] = {}
+    for (catalog, package), bundles in by_package.items():
+        card, mine = package_rows(
+            catalog,
+            source.package(catalog, package),
+            package,
+            source.channels(catalog, package),
+            bundles,
+        )
+        matching = [row for row in mine if needle in row.text.lower()]
+        if matching:
+            cards[(catalog, package)] = card
+            rows.extend(matching)
+    return rows, cards
+
+
+def _by_package(rows: Iterable[SearchRow]) -> dict[tuple[str, str], list[SearchRow]]:
+    grouped: dict[tuple[str, str], list[SearchRow]] = {}
+    for row in rows:
+        grouped.setdefault((row.catalog, row.package), []).append(row)
+    return grouped
+
+
+def _hit(needle: str, rows: list[SearchRow], card: PackageCard) -> SearchHit | None:
+    best: tuple[int, SearchRow] | None = None
+    for row in sorted(rows, key=lambda r: r.ordinal):
+        if best is not None and FLOOR[row.field] >= best[0]:
+            continue  # this row cannot do better than the best so far
+        tier = row_tier(row, needle)
+        if tier is not None and (best is None or tier < best[0]):
+            best = (tier, row)
+    if best is None:
         return None
+    tier, row = best
+    bundles = row.bundles if row.field != NAME else ()
+    if row.field == BUNDLE_NAME:  # every bundle whose name matches as well
+        bundles = tuple(
+            b
+            for r in sorted(rows, key=lambda r: r.ordinal)
+            if r.field == BUNDLE_NAME and row_tier(r, needle) == tier
+            for b in r.bundles
+        )
+    shown = _excerpt(row.text, needle) if row.field == ABOUT else row.shown or row.text
     return SearchHit(
-        package=package,
-        catalog=catalog,
-        tier=best.tier,
-        what=best.what,
-        matched=best.matched,
-        display_name=_text(_metadata(head), "displayName"),
-        latest=str(head.version) if head else "",
-        default_channel=meta.default_channel if meta else None,
-        bundles=tuple(best.bundles),
+        package=card.package,
+        catalog=card.catalog,
+        tier=tier,
+        what=row.field,
+        matched=shown,
+        display_name=card.display_name,
+        latest=card.latest,
+        default_channel=card.default_channel,
+        bundles=bundles if tier <= DESCRIPTION else (),
     )
+
+
+def _excerpt(text: str, term: str, width: int = 60) -> str:
+    """The words around the match, on one line."""
+    flat = " ".join(text.split())
+    at = max(0, flat.lower().find(term))
+    start = max(0, at - width // 3)
+    end = min(len(flat), start + width)
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")

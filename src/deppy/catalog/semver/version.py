@@ -14,12 +14,13 @@ intervals, so the resolver can intersect, complement and compare them, and expla
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, TypeAlias
+
+from deppy.errors import quoted
 
 __all__ = ["MIN_VERSION", "UINT64_MAX", "Version", "VersionError"]
 
@@ -46,7 +47,8 @@ _OPERATORS_HINT = (
 
 
 def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+    """A version as messages quote it: JSON-escaped, and cut short when it is long."""
+    return quoted(text)
 
 
 class VersionError(ValueError):
