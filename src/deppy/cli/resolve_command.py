@@ -35,7 +35,6 @@ from deppy.resolution.request_parsing import (
 )
 from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_loading import load_catalogs
-from deppy.workflows.report_facts import report_facts
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -226,7 +225,11 @@ def resolve_cmd(
             )
         for warning in resolution.warnings:
             warn(warning)
-        facts = report_facts(request, catalog_set) if output == "html" else ()
+        facts: list[tuple[str, str]] = []
+        if output == "html":
+            from deppy.workflows.report_facts import report_facts
+
+            facts = report_facts(request, catalog_set)
         render(resolution, output, verbose=verbose, facts=facts)
         if text and os.environ.get("DEPPY_TIMING"):
             click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
