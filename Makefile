@@ -47,6 +47,7 @@ fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short o
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py
+	$(BIN)/python benchmarks/startup.py
 
 proto: $(STAMP)  ## regenerate deppy/cluster/registry_pb2*.py from registry.proto (grpcio-tools)
 	cd src && ../$(BIN)/python -m grpc_tools.protoc -I. --python_out=. --pyi_out=. \

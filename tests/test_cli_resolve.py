@@ -6,8 +6,10 @@ webapp needs package db and the API Queue (broker); legacy needs an API nothing 
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,7 +59,7 @@ def test_make_run_request_resolves_with_an_upgrade_path() -> None:
     assert [item["package"] for item in data["selection"]][-1] == "observability-stack"
     code, out, err = run("-f", str(embedded_request_path()))
     assert code == 0
-    assert "upgrade from 0.56.3 via" in out
+    assert "upgrade 0.56.3 → 0.70.0" in out
     assert "no --catalog given" not in err, "the sample request names its own catalog"
     assert {item["catalog"] for item in data["selection"]} == {"embedded"}
 
@@ -83,6 +85,7 @@ def test_json_has_the_documented_selection() -> None:
         "action": "upgrade",
         "from": "2.0.0",
         "path": ["db.v2.0.0", "db.v2.1.0"],
+        "pathVersions": ["2.0.0", "2.1.0"],
         "reasons": [
             "installed: db 2.0.0 (channel stable)",
             "dependency of webapp 1.2.0 (package db >=2.0.0 <3.0.0)",
@@ -149,11 +152,13 @@ def test_unresolvable_json_has_an_explanation_without_solver_ids() -> None:
 def test_unresolvable_text_names_packages_and_a_way_out() -> None:
     code, out, _ = run(*CATALOGS, "--require", "webapp", "--source", "apps")
     assert code == 1
-    assert out.startswith("Cannot resolve required package webapp\n")
-    assert "needs package db" in out and "no catalog (apps) contains package db" in out
-    assert "What would make it work:" in out
+    assert out.startswith("Cannot resolve required package webapp\nWhy:\n")
+    assert "  - webapp 1.2.0 needs db >=2.0.0 <3.0.0: in no catalog (apps)\n" in out
     assert "add a catalog that contains package db (searched: apps)" in out
     assert "apps/webapp/" not in out
+    code, out, _ = run(*CATALOGS, "--require", "webapp", "--source", "apps", "-v")
+    assert "needs package db" in out and "no catalog (apps) contains package db" in out
+    assert "What would make it work:" in out
 
 
 def test_cluster_versions_and_restrictions_from_options() -> None:
@@ -320,11 +325,18 @@ def test_nothing_to_resolve_is_a_usage_error() -> None:
     assert "nothing to resolve" in err and "Traceback" not in err
 
 
-def test_html_report_for_an_answer_and_for_a_failure() -> None:
+def test_html_report_for_an_answer_and_for_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     code, page, _ = run("-f", str(REQUEST), "-o", "html")
     assert code == 0
+    # what a reader needs to reproduce it: request, catalogs, cluster, time, deppy's version
+    assert "<dt>request</dt><dd>require webapp &gt;= 1.0.0 in channel stable;" in page
+    assert re.search(r"<dt>catalog apps</dt><dd>sha256:[0-9a-f]{64}</dd>", page)
+    assert "<dt>cluster</dt><dd>OpenShift 4.18, Kubernetes 1.31.0</dd>" in page
+    assert "<dt>time</dt><dd>2023-11-14T22:13:20Z (SOURCE_DATE_EPOCH)</dd>" in page
+    assert f"<dt>deppy</dt><dd>{importlib.metadata.version('deppy')}</dd>" in page
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
-    assert "<th>action</th>" in page and "upgrade from" in page
+    assert "<th>action</th>" in page and "upgrade 2.0.0 → 2.1.0" in page
     assert run("-f", str(REQUEST), "-o", "html")[1] == page, "same input, same bytes"
     code, page, _ = run("--catalog", str(DATA), "--require", "missing-package", "-o", "html")
     assert code == 1

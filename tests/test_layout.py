@@ -8,6 +8,7 @@ made only for type checking, and a docstring for every room.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import pkgutil
 
 import grimp
@@ -102,3 +103,37 @@ def test_the_cli_entry_point_does_not_load_the_solver() -> None:
     )
     modules = set(eval(loaded.stdout))
     assert not modules & {"deppy.solver", "deppy.problem", "yaml", "pysat"}
+
+
+def test_version_and_plain_solve_answer_without_click() -> None:
+    """``deppy --version`` and ``deppy solve FILE`` are over before click would have loaded."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.argv = ['deppy', '--version']\n"
+        "from deppy.cli.main import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    version, modules = loaded.stdout.splitlines()
+    assert version == f"deppy, version {importlib.metadata.version('deppy')}"
+    assert not set(eval(modules)) & {"click", "importlib.metadata", "deppy.solver", "yaml"}
+    problem = '[{"id": "a", "constraints": [{"type": "mandatory"}]}]'
+    code = (
+        "import sys, tempfile\n"
+        "path = tempfile.mktemp(suffix='.json'); open(path, 'w').write(sys.argv[1])\n"
+        "sys.argv = ['deppy', 'solve', '-o', 'json', path]\n"
+        "from deppy.cli.main import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code, problem], capture_output=True, text=True, check=True
+    )
+    answer, modules = loaded.stdout.splitlines()
+    assert '"satisfiable":true,"selected":["a"]' in answer
+    assert not set(eval(modules)) & {"click", "yaml", "rich"}

@@ -173,7 +173,7 @@ def test_eclipse_che_needs_devworkspace_operator(community: CatalogSet) -> None:
         s.text for s in suggestions
     ]
     # the suggested version works: the newest eclipse-che without the dependency
-    assert suggestions[0].text.startswith("eclipse-che 7.41.2 resolves")
+    assert suggestions[0].text.startswith("require 'eclipse-che@7.41.2' instead")
     assert picked(run(community, ["eclipse-che@7.41.2"])) == {"eclipse-che": "7.41.2"}
     # asked for without a range, eclipse-che falls back to that version
     assert picked(run(community, ["eclipse-che"])) == {"eclipse-che": "7.41.2"}
@@ -192,7 +192,7 @@ def test_kuadrant_pins_versions_the_catalog_lacks(community: CatalogSet, version
     assert f"no version of {dependency} is in range {pinned}; available: " in text
     assert pinned not in {str(b.version) for b in community.bundles_of(dependency)}
     suggestion = resolution.explanation.suggestions[0]
-    assert suggestion.text.startswith("kuadrant-operator 0.11.1 resolves")
+    assert suggestion.text.startswith("require 'kuadrant-operator@0.11.1' instead")
     works = run(community, ["kuadrant-operator@0.11.1"])
     assert picked(works)["dns-operator"] == "0.6.0"
 
@@ -212,8 +212,8 @@ def test_node_healthcheck_needs_an_api_nothing_provides(
     assert "add a catalog offering API PoisonPillRemediation (poison-pill.medik8s.io/v1alpha1)" in (
         text
     )
-    assert resolution.explanation.suggestions[0].text.startswith(
-        "node-healthcheck-operator 0.10.0 resolves"
+    assert resolution.explanation.suggestions[0].text.endswith(
+        "— node-healthcheck-operator 0.10.0 resolves (channel stable, catalog community)"
     )
     assert picked(run(community, ["node-healthcheck-operator@0.10.0"])) == {
         "node-healthcheck-operator": "0.10.0"
@@ -419,7 +419,9 @@ def test_a_passed_over_channel_head_is_reported(community: CatalogSet) -> None:
     assert resolution.selection is not None
     assert [s.version for s in resolution.selection if s.package == "eclipse-che"] == ["7.41.2"]
     warning = next(w for w in resolution.warnings if "not the preferred" in w)
-    assert "7.121.0" in warning and "eclipse-che@7.121.0" in warning
+    assert "7.121.0" in warning and "package devworkspace-operator" in warning
+    [che] = [s for s in resolution.selection if s.package == "eclipse-che"]
+    assert che.reasons[-1].startswith("not the newest 7.121.0: eclipse-che 7.121.0 needs package")
     assert not any("not the preferred" in w for w in alone(community, "etcd").warnings)
 
 

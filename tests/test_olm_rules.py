@@ -297,7 +297,13 @@ def test_replaces_chain_upgrades_to_the_head_step_by_step(make: MakeCatalog) -> 
     assert answer.action == "upgrade"
     assert answer.from_version == "1.0.0"
     assert answer.path == ("foo.v1.0.0", "foo.v1.1.0", "foo.v1.2.0")
-    assert answer.action_text() == "upgrade from 1.0.0 via foo.v1.0.0 -> foo.v1.1.0 -> foo.v1.2.0"
+    assert answer.path_versions == ("1.0.0", "1.1.0", "1.2.0")
+    assert answer.action_text() == "upgrade 1.0.0 → 1.1.0 → 1.2.0"
+    longer = item(
+        run(make(simple_package("bar", *[f"1.{n}.0" for n in range(6)])), installed=["bar@1.0.0"]),
+        "bar",
+    )
+    assert longer.action_text() == "upgrade 1.0.0 → … → 1.5.0, 5 steps"
     assert answer.reasons == ("installed: foo 1.0.0",)
 
 
@@ -609,7 +615,7 @@ def test_package_uniqueness(make: MakeCatalog) -> None:
     resolution = run(catalog, ["a", "b"])
     text = why_not(resolution)
     assert "one-per-package" in cause_kinds(resolution)
-    assert "only one bundle of package dep can be installed" in text
+    assert "only one bundle per package: dep " in text
     assert "a 1.0.0 needs package dep 1.0.0" in text
     assert "b 1.0.0 needs package dep 2.0.0" in text
 
@@ -738,6 +744,7 @@ def test_answer_fields_and_install_order(make: MakeCatalog) -> None:
         "action": "install",
         "from": None,
         "path": [],
+        "pathVersions": [],
         "reasons": ["dependency of mid 1.0.0 (API Base (example.com/v1))"],
         "properties": [
             {"type": "olm.package", "value": {"packageName": "base", "version": "1.0.0"}},
@@ -806,5 +813,5 @@ def test_explanation_suggests_an_alternative_that_resolves(make: MakeCatalog) ->
     resolution = run(catalog, ["app@2.0.0"])
     assert resolution.explanation is not None
     suggestion = resolution.explanation.suggestions[0]
-    assert suggestion.text.startswith("app 1.0.0 resolves")
+    assert suggestion.text.startswith("require 'app@1.0.0' instead")
     assert picked(run(catalog, ["app@1.0.0"])) == {"app": "1.0.0"}

@@ -93,7 +93,7 @@ def test_within_narrows_a_range() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("Etcd", "'Etcd' is not a package name"),
+        ("Web App", "'Web App' is not a package name"),
         ("@1.0.0", "'' is not a package name"),
         ("etcd,chanel=alpha", "unknown option 'chanel=alpha'"),
         ("etcd,alpha", "unknown option 'alpha'"),

@@ -154,7 +154,7 @@ def test_suggestions_are_checked_with_the_pipeline_the_user_ran(tmp_path: Path) 
     request = ResolutionRequest(required=(parse_require("app@2.0.0"),))
     default = resolve(catalogs, request)
     assert default.explanation is not None
-    assert default.explanation.suggestions[0].text.startswith("app 1.0.0 resolves")
+    assert default.explanation.suggestions[0].text.startswith("require 'app@1.0.0' instead")
     nudged = with_nudges(tmp_path, {"prohibit": {"package": "app", "versions": "1.0.0"}})
     mine = resolve_in_pipeline(catalogs, request, pipeline=nudged)
     assert mine.explanation is not None
@@ -175,6 +175,6 @@ def test_suggestions_in_json_carry_their_change(tmp_path: Path) -> None:
         "requirement": {"name": "app", "versionRange": "1.0.0"},
     }
     assert first["text"] == (
-        "app 1.0.0 resolves (channel stable, catalog main): "
-        "require 'app@1.0.0' instead of 'app 2.0.0'"
+        "require 'app@1.0.0' instead of 'app 2.0.0' — "
+        "app 1.0.0 resolves (channel stable, catalog main)"
     )

@@ -97,14 +97,14 @@ def test_cli_text_and_json() -> None:
     assert out.splitlines() == [
         "etcd 1.1.0 (etcd.v1.1.0; channel stable, catalog upgrades)",
         "  updates: 1.3.0, 1.2.0",
-        "  newest 1.3.0 in 1 step: 1.1.0 -> 1.3.0",
+        "  newest 1.3.0 in 1 step: 1.1.0 → 1.3.0",
         "  only by switching channel (CrossChannelUpdateFound):",
         "    channel candidate (catalog upgrades):",
         "      updates: 1.1.1",
-        "      newest 1.1.1 in 1 step: 1.1.0 -> 1.1.1",
+        "      newest 1.1.1 in 1 step: 1.1.0 → 1.1.1",
         "    channel fast (catalog upgrades):",
         "      updates: 2.1.0 (cannot run here), 2.0.0",
-        "      newest 2.0.0 in 1 step: 1.1.0 -> 2.0.0",
+        "      newest 2.0.0 in 1 step: 1.1.0 → 2.0.0",
         "        2.1.0: etcd 2.1.0 supports OpenShift up to 4.18 (olm.maxOpenShiftVersion); "
         "the cluster runs 4.19",
     ]

@@ -86,6 +86,11 @@ def test_what_cannot_be_installed_is_explained(
     texts = [c.text for c in resolution.explanation.causes if c.kind == "missing"]
     assert len(texts) == 1 and missing in texts[0]
     assert texts[0].startswith(f"{package} {version} needs ")
+    # advice for the bundle's author: what to change in the bundle, not in a request
+    advice = [s.text for s in resolution.explanation.suggestions]
+    assert advice and all("require '" not in a and "drop the requirement" not in a for a in advice)
+    assert any("metadata/dependencies.yaml" in a for a in advice), advice
+    assert all(s.change["kind"] == "edit-bundle" for s in resolution.explanation.suggestions)
 
 
 def test_cluster_versions_apply_to_the_bundle(community: CatalogSet) -> None:
@@ -93,6 +98,8 @@ def test_cluster_versions_apply_to_the_bundle(community: CatalogSet) -> None:
     resolution = validate(community, "kuadrant-operator", "0.11.1", kube_version="1.18.0")
     assert resolution.explanation is not None
     assert any(c.kind == "kubernetes" for c in resolution.explanation.causes)
+    [advice] = resolution.explanation.suggestions
+    assert "lower the CSV's spec.minKubeVersion" in advice.text
 
 
 def test_cli_prints_the_verdict_and_the_install_order() -> None:
@@ -102,7 +109,9 @@ def test_cli_prints_the_verdict_and_the_install_order() -> None:
     )
     assert code == 0
     assert out.startswith("kuadrant-operator.v0.11.1 (kuadrant-operator 0.11.1) installs\n")
-    assert "dns-operator.v0.6.0: quay.io/community-operator-pipeline-prod/dns-operator:0.6.0" in out
+    [dns] = [line for line in out.splitlines() if line[:1].isdigit() and " dns-operator " in line]
+    assert dns.split()[1:3] == ["dns-operator", "0.6.0"]
+    assert dns.endswith("quay.io/community-operator-pipeline-prod/dns-operator:0.6.0")
     small = WORKFLOWS / "whatif"
     code, out, _ = run(
         "validate", str(bundle_dir("eclipse-che", "7.121.0")), "--catalog", str(small)

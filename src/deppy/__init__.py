@@ -10,9 +10,12 @@ must not pay for the solver and the problem-file readers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # not typing's: `deppy --version` must not pay ~8 ms to import typing
+__version__ = "0.1.0"  # as in pyproject.toml (a test holds them equal); read without metadata
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from deppy.problem import load_problem
     from deppy.solver import (
         And,

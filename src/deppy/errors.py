@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import reprlib
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 MAX_MESSAGE: Final = 2000
@@ -86,3 +87,58 @@ class InputError(DeppyError):
         if fix:
             message = f"{message}; {fix}"
         super().__init__(message)
+
+
+def closest(name: str, choices: Iterable[str]) -> str | None:
+    """The choice nearest to a misspelt ``name`` (``openshiftVerison`` → ``openshiftVersion``),
+    or None when none is near enough to be a likely typo."""
+    import difflib  # deferred: only a mistake pays for it
+
+    choices = list(choices)
+    by_lower = {c.lower(): c for c in choices}
+    if name.lower() in by_lower:
+        return by_lower[name.lower()]
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[found[0]] if found else None
+
+
+def unknown_field(
+    where: str, key: str, allowed: Sequence[str], elsewhere: Mapping[str, str] | None = None
+) -> InputError:
+    """The error for a field that does not belong at ``where``: names the path, the closest
+    valid name, or — for a field that belongs at another level (``elsewhere`` maps such names
+    to their place) — where it goes."""
+    if not key.isprintable() or len(key) > MAX_EXCERPT:
+        key = excerpt(key)  # input reaches a terminal: escaped, and short
+    path = f"{where} {key}" if where.endswith(":") else f"{where}.{key}" if where else key
+    if elsewhere and key in elsewhere:
+        return InputError(path, "misplaced field", f"it belongs in {elsewhere[key]}")
+    near = closest(key, allowed)
+    fields = f"fields here: {', '.join(allowed)}" if allowed else "no fields are allowed here"
+    fix = f"did you mean {near!r}? ({fields})" if near else fields
+    return InputError(path, "unknown field", fix)
+
+
+def only_fields(
+    body: Mapping[str, object],
+    allowed: Sequence[str],
+    where: str,
+    belongs: Mapping[str, str] | None = None,
+) -> None:
+    """Reject the first field of ``body`` (in file order) that ``allowed`` does not name: with
+    the closest valid name, or where it belongs when ``belongs`` places it at another level."""
+    for key in body:
+        if key not in allowed:
+            misplaced = {k: v for k, v in (belongs or {}).items() if k not in allowed}
+            raise unknown_field(where, str(key), allowed, misplaced)
+
+
+def check_type(data: Mapping[str, object], where: str, api_version: str, kind: str) -> None:
+    """A document's ``apiVersion`` and ``kind``, when present, are the ones this file takes."""
+    for key, expected in (("apiVersion", api_version), ("kind", kind)):
+        if key in data and data[key] != expected:
+            raise InputError(
+                f"{where}: {key}" if where else key,
+                f"expected {expected!r}, got {data[key]!r}",
+                f"the file starts with 'apiVersion: {api_version}' and 'kind: {kind}'",
+            )

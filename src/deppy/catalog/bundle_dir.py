@@ -400,11 +400,10 @@ def _build_bundle(loader: _DirLoader, meta: _Metadata, package: str) -> Bundle |
     spec = spec if isinstance(spec, Mapping) else {}
     skips = spec.get("skips")
     skip_range = annotations.get("olm.skipRange")
-    image = annotations.get("containerImage")
     return facts.bundle(
         name=name,
         package=package,
-        image=image if isinstance(image, str) else "",
+        image="",  # the bundle image; a directory cannot know it (containerImage is the operator's)
         catalog=loader.catalog,
         source=str(loader.root),
         properties=props,

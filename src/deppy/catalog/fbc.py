@@ -227,7 +227,7 @@ def _loaded(loader: _Loader, where: str, load: Callable[[], None]) -> Catalog:
     finally:
         if collecting:
             gc.enable()
-    if not catalog.bundles:
+    if not catalog.bundles and catalog.problems:  # nothing at all is an empty catalog
         first = f" (first problem: {catalog.problems[0]})" if catalog.problems else ""
         raise InputError(
             where,

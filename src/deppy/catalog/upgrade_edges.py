@@ -104,11 +104,41 @@ def _order(name: str, versions: dict[str, Version]) -> tuple[int, Version | None
 
 
 def forward_targets(
-    graph: UpgradeGraph, installed: str, installed_version: Version, bundles: dict[str, Bundle]
+    graph: UpgradeGraph,
+    installed: str,
+    installed_version: Version,
+    bundles: dict[str, Bundle],
+    *,
+    one_step: bool = False,
 ) -> list[Bundle]:
-    """Bundles reachable from ``installed`` with a higher version, highest first."""
-    found = [bundles[n] for n in graph.reachable(installed) if n in bundles]
+    """Bundles reachable from ``installed`` with a higher version, highest first; with
+    ``one_step``, only those one edge away (OLM v0 moves one step per resolution)."""
+    reachable = graph.edges.get(installed, ()) if one_step else graph.reachable(installed)
+    found = [bundles[n] for n in reachable if n in bundles]
     newer = [b for b in found if b.version > installed_version]
     newer.sort(key=lambda b: b.name)
     newer.sort(key=lambda b: b.version, reverse=True)
     return newer
+
+
+def head_distances(channel: Channel) -> dict[str, int]:
+    """Each entry's distance from the channel's head(s), following replaces and skips down:
+    the head is 0, what it replaces or skips 1, and so on. Of two bundles with the same
+    version, the nearer one is the one a channel offers (it replaces or skips the other).
+    Entries no head reaches (a replaces cycle) are not listed."""
+    down: dict[str, list[str]] = {}
+    named: set[str] = set()
+    for entry in channel.entries:
+        older = [*([entry.replaces] if entry.replaces else []), *entry.skips]
+        down[entry.name] = older
+        named.update(older)
+    heads = [e.name for e in channel.entries if e.name not in named]
+    distances = dict.fromkeys(heads, 0)
+    queue = deque(heads)
+    while queue:
+        name = queue.popleft()
+        for below in down.get(name, ()):
+            if below not in distances:
+                distances[below] = distances[name] + 1
+                queue.append(below)
+    return distances

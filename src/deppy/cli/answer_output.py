@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-import sys
-from typing import Any
+from collections.abc import Sequence
 
 import click
-import orjson
 
-from deppy.explain import explanation_as_text
-from deppy.resolution.answer import Resolution
+from deppy.cli.data_output import dump
+from deppy.cli.text_table import cell, columns, short_image
+from deppy.explain import explanation_as_short_text, explanation_as_text
+from deppy.resolution.answer import Resolution, SelectedBundle
+
+__all__ = ["dump", "render", "resolution_as_html", "selection_lines"]  # dump: for older callers
 
 
-def render(resolution: Resolution, output: str, *, verbose: bool = False) -> None:
+def render(
+    resolution: Resolution,
+    output: str,
+    *,
+    verbose: bool = False,
+    facts: Sequence[tuple[str, str]] = (),
+) -> None:
+    """``facts`` head the HTML report (request, catalogs, cluster, time, deppy)."""
     if output in ("json", "yaml"):
         data = resolution.as_dict()
         if not verbose and "explanation" in data:
@@ -21,35 +30,44 @@ def render(resolution: Resolution, output: str, *, verbose: bool = False) -> Non
         dump(data, output)
         return
     if output == "html":
-        click.echo(resolution_as_html(resolution))
+        click.echo(resolution_as_html(resolution, facts))
         return
     if resolution.explanation is not None:
-        click.echo(explanation_as_text(resolution.explanation, verbose=verbose))
+        if verbose:
+            click.echo(explanation_as_text(resolution.explanation, verbose=True))
+        else:
+            click.echo(explanation_as_short_text(resolution.explanation))
         return
     assert resolution.selection is not None
-    from rich.console import Console
-    from rich.table import Table
+    click.echo("\n".join(selection_lines(resolution.selection)))
 
-    table = Table(title="Resolution (install in this order)", title_justify="left")
-    for column in ("#", "package", "version", "channel", "catalog", "action", "why"):
-        table.add_column(column, overflow="fold")
-    for n, item in enumerate(resolution.selection, start=1):
-        table.add_row(
+
+def selection_lines(selection: Sequence[SelectedBundle]) -> list[str]:
+    """The answer as a plain table (install order, one row per bundle: long upgrade paths and
+    digests shortened, no image ``—``), each row followed by why the bundle is there."""
+    header = ("#", "package", "version", "channel", "catalog", "action", "bundle image")
+    rows = [
+        (
             str(n),
             item.package,
             item.version,
-            item.channel or "-",
+            cell(item.channel),
             item.catalog,
             item.action_text(),
-            "\n".join(item.reasons),
+            short_image(item.image),
         )
-    console = Console(width=None if _interactive() else 140, highlight=False, soft_wrap=False)
-    console.print(table)
-    for item in resolution.selection:
-        console.print(f"{item.bundle}: {item.image}", highlight=False)
+        for n, item in enumerate(selection, start=1)
+    ]
+    table = columns(header, rows)
+    lines = ["Resolution (install in this order):", table[0]]
+    indent = " " * (len(rows[-1][0]) + 2) if rows else ""
+    for line, item in zip(table[1:], selection, strict=True):
+        lines.append(line)
+        lines += [f"{indent}why: {reason}" for reason in item.reasons]
+    return lines
 
 
-def resolution_as_html(resolution: Resolution) -> str:
+def resolution_as_html(resolution: Resolution, facts: Sequence[tuple[str, str]] = ()) -> str:
     """The answer as a standalone page (``-o html``)."""
     from deppy.explain.html_page import html_page
 
@@ -75,18 +93,5 @@ def resolution_as_html(resolution: Resolution) -> str:
         rows=rows,
         explanation=resolution.explanation,
         warnings=resolution.warnings,
+        facts=facts,
     )
-
-
-def dump(data: dict[str, Any], output: str) -> None:
-    """JSON (indented) or YAML, keys in the answer's own order."""
-    if output == "json":
-        click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
-    else:
-        import yaml
-
-        click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
-
-
-def _interactive() -> bool:
-    return sys.stdout.isatty()

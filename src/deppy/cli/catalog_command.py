@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-import orjson
 
+from deppy.cli.data_output import dump
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import to_stderr
+from deppy.cli.workflow_options import output_option, to_stderr
 from deppy.errors import InputError
 from deppy.store import Store, StoredCatalog
 from deppy.workflows.catalog_loading import report_problems
@@ -72,16 +72,17 @@ def add_cmd(name: str, path: str, priority: int) -> None:
 
 
 @catalog_group.command("list")
-@click.option(
-    "-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@output_option("text", "json", "yaml", "name")
 def list_cmd(output: str) -> None:
     """Show the stored catalogs, most preferred first."""
     store = Store()
     stored = store.list()
-    if output == "json":
-        document = {"store": str(store.path), "catalogs": [_as_dict(c) for c in stored]}
-        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+    if output == "name":
+        for c in stored:
+            click.echo(c.name)
+        return
+    if output != "text":
+        dump({"store": str(store.path), "catalogs": [_as_dict(c) for c in stored]}, output)
         return
     if not stored:
         click.echo(
@@ -130,6 +131,29 @@ def refresh_cmd(name: str) -> None:
         report_problems(catalog, to_stderr)
         stored = store.replace(catalog, progress=steps.storing)
     click.echo(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles)")
+
+
+@catalog_group.command("problems")
+@click.argument("target", metavar="NAME|PATH")
+@output_option("text", "json", "yaml")
+def problems_cmd(target: str, output: str) -> None:
+    """List the invalid objects skipped when the catalog was read: a stored catalog (as of its
+    add or last refresh) or a catalog directory. Exit 0 when there are none, 1 when there
+    are some."""
+    if Path(target).exists():
+        from deppy.catalog.bundle_tree import load_any_catalog
+
+        problems = load_any_catalog(target).problems
+    else:
+        problems = Store().problems(target)
+    if output == "text":
+        for problem in problems:
+            click.echo(str(problem))
+        click.echo(f"{len(problems)} invalid objects skipped in {target}", err=True)
+    else:
+        rows = [{"file": p.file, "object": p.obj, "problem": p.why} for p in problems]
+        dump({"catalog": target, "problems": rows}, output)
+    raise SystemExit(1 if problems else 0)
 
 
 def _location(path: str) -> str:

@@ -14,13 +14,19 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import click
-import orjson
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
 from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
 from deppy.catalog.catalog_set import BundleSource, CatalogSet
-from deppy.cli.workflow_options import cluster_facts, cluster_options, output_option
+from deppy.cli.data_output import SETTINGS
+from deppy.cli.workflow_options import (
+    cluster_facts,
+    cluster_options,
+    dump,
+    output_option,
+    quiet_option,
+)
 from deppy.errors import InputError
 from deppy.workflows.catalog_check import BundleCheck, CatalogCheck, check_catalog
 from deppy.workflows.catalog_loading import load_catalogs
@@ -33,7 +39,8 @@ VERSIONS_SHOWN = 6
 @click.command("check")
 @click.argument("target", metavar="NAME|PATH")
 @cluster_options
-@output_option("text", "json")
+@output_option("text", "json", "yaml")
+@quiet_option
 def catalog_check(
     target: str, ocp_version: str | None, kube_version: str | None, output: str
 ) -> None:
@@ -50,17 +57,18 @@ def catalog_check(
     with _progress() as advance:
         report = check_catalog(source, name, cluster, advance)
     checked = time.perf_counter()
-    if output == "json":
-        click.echo(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode())
+    if output != "text":
+        dump(report.as_dict(), output)
     else:
         for line in report_lines(report, len(source.package_names())):
             click.echo(line)
-    click.echo(
-        f"deppy: checked {report.bundles} bundles in {checked - loaded:.2f} s "
-        f"(catalog opened in {loaded - started:.2f} s)",
-        err=True,
-    )
-    raise SystemExit(EXIT_FAILURES if report.failures else 0)
+    if not SETTINGS.quiet:
+        click.echo(
+            f"deppy: checked {report.bundles} bundles in {checked - loaded:.2f} s "
+            f"(catalog opened in {loaded - started:.2f} s)",
+            err=True,
+        )
+    raise SystemExit(EXIT_FAILURES if report.failures or report.invalid_channels else 0)
 
 
 def _open(target: str) -> tuple[BundleSource, str]:
@@ -114,6 +122,9 @@ def report_lines(report: CatalogCheck, packages: int) -> list[str]:
         lines += ["", f"{package} {_versions(members)}: {', '.join(reasons)}"]
         shown = texts if len(members) > 1 else _leaf_texts(members[0], shared=False)
         lines += [f"  - {text}" for text in shown]
+    if report.invalid_channels:
+        lines += ["", f"Invalid channels ({len(report.invalid_channels)}; opm validate fails):"]
+        lines += [f"  - {problem}" for problem in report.invalid_channels]
     lines += ["", "By reason (bundles; a bundle may have more than one reason):"]
     by_reason = report.by_reason()
     width = max(len(reason) for reason in by_reason)

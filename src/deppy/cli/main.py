@@ -1,116 +1,62 @@
-"""The ``deppy`` command: a click group whose subcommands live in sibling modules.
+"""The ``deppy`` entry point: commands that answer at once, else the click group.
 
-User-caused errors (``DeppyError``) become one line on stderr and exit code 2, never a
-traceback; "no solution" is exit 1 and decided by each subcommand.
+Start-up time is most of a quick command's time, and click alone costs more than the whole of
+``deppy --version`` may take. So ``main`` first offers the arguments to :mod:`deppy.cli.quick`,
+which answers ``--version`` and plain ``deppy solve FILE...`` without click; anything else —
+help, an option it does not know, a mistake to report — goes to the click group
+(:mod:`deppy.cli.group`), which every command registers with as ``deppy.cli.main.cli``. That
+name is loaded on first use (PEP 562), so importing this module loads neither click, the
+solver nor YAML.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 import sys
-from typing import Any
 
-import click
+from deppy.cli.exit_codes import EXIT_INPUT_ERROR, EXIT_UNRESOLVABLE, reader_gone
 
-from deppy.errors import DeppyError, excerpt
+TYPE_CHECKING = False  # typing's costs ~8 ms of a start-up that imports nothing else from it
+if TYPE_CHECKING:
+    from typing import Any
 
-EXIT_UNRESOLVABLE = 1
-EXIT_INPUT_ERROR = 2
+    from deppy.cli.group import CommandGroup, DeppyGroup, cli, register_commands
 
-
-class DeppyGroup(click.Group):
-    """Turns a ``DeppyError`` raised anywhere below into its one-line message and exit 2.
-
-    Subcommands are imported when first asked for (``deppy NAME`` imports ``NAME_command``):
-    importing every command module on each run would make every command pay for the imports of
-    all the others, and start-up time is most of a quick command's time.
-    """
-
-    def main(self, args: Any = None, *rest: Any, **options: Any) -> Any:
-        """Refuse arguments that are not UTF-8 text (the shell passed raw bytes): they would
-        reach answers and files as lone surrogates that no encoder accepts."""
-        given = list(args) if args is not None else sys.argv[1:]
-        for number, arg in enumerate(given, 1):
-            if isinstance(arg, str) and not _is_text(arg):
-                click.echo(
-                    f"deppy: error: argument {number} {excerpt(arg)} is not valid UTF-8; pass text",
-                    err=True,
-                )
-                sys.exit(EXIT_INPUT_ERROR)
-        return super().main(args, *rest, **options)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except DeppyError as error:
-            click.echo(f"deppy: error: {error}", err=True)
-            ctx.exit(EXIT_INPUT_ERROR)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands:
-            module = cmd_name.replace("-", "_")
-            if module in _command_modules():
-                importlib.import_module(f"deppy.cli.{module}_command")
-            if cmd_name not in self.commands:
-                register_commands()  # a module may name its command differently
-        return super().get_command(ctx, cmd_name)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        register_commands()
-        return super().list_commands(ctx)
+__all__ = [
+    "EXIT_INPUT_ERROR",
+    "EXIT_UNRESOLVABLE",
+    "CommandGroup",
+    "DeppyGroup",
+    "cli",
+    "main",
+    "register_commands",
+]
+_FROM_GROUP = ("CommandGroup", "DeppyGroup", "cli", "register_commands")
 
 
-class CommandGroup(click.Group):
-    """A group under ``deppy`` (e.g. ``deppy catalog``): other command modules may add to it,
-    so a subcommand it does not know yet makes every command module load before giving up."""
+def __getattr__(name: str) -> Any:
+    if name in _FROM_GROUP:
+        from deppy.cli import group
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands:
-            register_commands()
-        return super().get_command(ctx, cmd_name)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        register_commands()
-        return super().list_commands(ctx)
-
-
-DeppyGroup.group_class = CommandGroup
-
-
-def _is_text(arg: str) -> bool:
-    try:
-        arg.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-@click.group(cls=DeppyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="deppy")
-def cli() -> None:
-    """deppy: a dependency and constraint resolver (first domain: OLM operator catalogs)."""
-
-
-def _command_modules() -> list[str]:
-    """Names of the ``*_command`` modules of this package, without the suffix."""
-    import deppy.cli
-
-    suffix = "_command.py"
-    found: set[str] = set()
-    for directory in deppy.cli.__path__:
-        try:
-            found.update(n[: -len(suffix)] for n in os.listdir(directory) if n.endswith(suffix))
-        except OSError:
-            continue
-    return sorted(found)
-
-
-def register_commands() -> None:
-    """Import every ``*_command`` module of this package: each registers its subcommand."""
-    for module in _command_modules():
-        importlib.import_module(f"deppy.cli.{module}_command")
+        return getattr(group, name)
+    raise AttributeError(f"module 'deppy.cli.main' has no attribute {name!r}")
 
 
 def main() -> None:
-    cli()
+    try:
+        from deppy.cli.quick import answer
+
+        code = answer(sys.argv[1:])
+        if code is None:
+            from deppy.cli.group import cli
+
+            cli()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        reader_gone()
+    except SystemExit:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            reader_gone()
+        raise
+    raise SystemExit(code)

@@ -13,12 +13,17 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import dump, render
 from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
+from deppy.cli.spinner import spinner
 from deppy.cli.workflow_options import (
+    CATALOG_HELP,
     cluster_facts,
     cluster_input_options,
     output_option,
+    quiet_option,
     read_cluster_option,
+    source_option,
     stderr,
+    warn,
 )
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
@@ -39,6 +44,7 @@ SPEC grammar:
   --installed PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME]
   --exclude   TYPE=VALUE                      (e.g. olm.label=beta)
   --catalog   PATH[=NAME[:PRIORITY]]          (higher priority preferred)
+  --catalog   NAME                            (a stored catalog: deppy catalog add)
 \b
 RANGE is blang/semver as in catalogs: '>=1.0.0 <2.0.0', '1.x', '!=1.2.3', '||';
 'latest' (or nothing) means any version. within=major|minor|patch:VERSION keeps the
@@ -58,8 +64,8 @@ Examples:
     "--catalog",
     "catalogs",
     multiple=True,
-    metavar="PATH[=NAME[:PRIORITY]]",
-    help="A File-Based Catalog directory (repeatable).",
+    metavar="PATH[=NAME[:PRIORITY]]|NAME",
+    help=CATALOG_HELP,
 )
 @click.option(
     "--require", "required", multiple=True, metavar="SPEC", help="A package you want (repeatable)."
@@ -78,13 +84,7 @@ Examples:
     metavar="TYPE=VALUE",
     help="Exclude bundles having this property value (repeatable).",
 )
-@click.option(
-    "--source",
-    "sources",
-    multiple=True,
-    metavar="NAME",
-    help="Only use these catalogs (repeatable).",
-)
+@source_option
 @click.option("--ocp-version", help="The cluster's OpenShift version (e.g. 4.18).")
 @click.option("--kube-version", help="The cluster's Kubernetes version (e.g. 1.31.0).")
 @click.option(
@@ -94,9 +94,18 @@ Examples:
     type=click.Path(path_type=Path),
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
 )
-@output_option("table", "json", "yaml", "html")
+@output_option("text", "json", "yaml", "html", "table")
+@quiet_option
 @timeout_option("Give up after this many seconds (loading and output included).")
-@click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
+@click.option(
+    "--one-step",
+    is_flag=True,
+    help="Move installed bundles at most one upgrade edge (as OLM v0 does per resolution); "
+    "by default they go to the highest version their channel reaches, path shown.",
+)
+@click.option(
+    "-v", "--verbose", is_flag=True, help="The long explanation, with the solver-level constraints."
+)
 @click.option(
     "--trace",
     "trace",
@@ -140,6 +149,7 @@ def resolve_cmd(
     kube_context: str | None,
     cluster_namespace: str | None,
     dry_run_next: str | None,
+    one_step: bool,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -161,6 +171,7 @@ def resolve_cmd(
             ),
             sources=request.sources + sources,
             exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
+            one_step=one_step or request.one_step,
         )
         state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
         if state is None and not request.required and not request.installed:
@@ -169,14 +180,19 @@ def resolve_cmd(
                 "(--cluster/--kubeconfig)"
             )
         pipeline = check_pipeline(pipeline_file)
-        report = stderr(quiet=output != "table")
+        text = output in ("text", "table")
+        report = stderr(quiet=not text)
         notes: tuple[str, ...] = ()
         if state is None:
-            catalog_set = load_catalogs(catalog_specs, report=report)
+            with spinner("loading catalogs…"):
+                catalog_set = load_catalogs(catalog_specs, report=report)
         else:
             from deppy.workflows.cluster_input import cluster_input
 
-            found = cluster_input(state, catalog_specs, namespace=cluster_namespace, report=report)
+            with spinner("reading the cluster and its catalogs…"):
+                found = cluster_input(
+                    state, catalog_specs, namespace=cluster_namespace, report=report
+                )
             catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
             if not request.required and not request.installed:
                 raise click.UsageError(
@@ -186,15 +202,20 @@ def resolve_cmd(
             from deppy.workflows.whatif import parse_next
 
             for note in notes:
-                click.echo(f"deppy: warning: {note}", err=True)
+                warn(note)
             raise SystemExit(
                 dry_run(catalog_set, request, parse_next(dry_run_next, request.cluster), output)
             )
         started = time.perf_counter()
         try:
-            resolution = resolve_with_options(
-                catalog_set, request, timeout=deadline.remaining(), pipeline=pipeline, trace=trace
-            )
+            with spinner("resolving…"):
+                resolution = resolve_with_options(
+                    catalog_set,
+                    request,
+                    timeout=deadline.remaining(),
+                    pipeline=pipeline,
+                    trace=trace,
+                )
         except SolveTimeout:
             raise deadline.error() from None
         elapsed = time.perf_counter() - started
@@ -203,9 +224,14 @@ def resolve_cmd(
                 resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))
             )
         for warning in resolution.warnings:
-            click.echo(f"deppy: warning: {warning}", err=True)
-        render(resolution, output, verbose=verbose)
-        if output == "table" and os.environ.get("DEPPY_TIMING"):
+            warn(warning)
+        facts: list[tuple[str, str]] = []
+        if output == "html":
+            from deppy.workflows.report_facts import report_facts
+
+            facts = report_facts(request, catalog_set)
+        render(resolution, output, verbose=verbose, facts=facts)
+        if text and os.environ.get("DEPPY_TIMING"):
             click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
         raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
@@ -216,7 +242,7 @@ def dry_run(
     from deppy.workflows.whatif import what_if, whatif_as_text
 
     report = what_if(catalog_set, request, target)
-    if output == "table":
+    if output in ("text", "table"):
         click.echo(whatif_as_text(report))
     else:
         dump(report.as_dict(), output)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import click
-import orjson
 
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import catalog_option, catalog_source, columns, output_option
+from deppy.cli.workflow_options import (
+    catalog_options,
+    catalog_source,
+    columns,
+    dump,
+    output_option,
+)
 from deppy.errors import InputError
 from deppy.workflows.search import search
 
@@ -15,7 +20,7 @@ EXIT_NOTHING_FOUND = 1
 
 @cli.command("search")
 @click.argument("term")
-@catalog_option
+@catalog_options
 @click.option(
     "--limit",
     type=click.IntRange(min=0),
@@ -23,8 +28,10 @@ EXIT_NOTHING_FOUND = 1
     show_default=True,
     help="Show at most this many packages (0: all).",
 )
-@output_option("text", "json")
-def search_cmd(term: str, catalogs: tuple[str, ...], limit: int, output: str) -> None:
+@output_option("text", "json", "yaml", "name")
+def search_cmd(
+    term: str, catalogs: tuple[str, ...], sources: tuple[str, ...], limit: int, output: str
+) -> None:
     """Find packages by name, bundle name, display name, keyword, provided API (kind or
     group) or description.
 
@@ -33,10 +40,13 @@ def search_cmd(term: str, catalogs: tuple[str, ...], limit: int, output: str) ->
     """
     if not term.strip():
         raise InputError("search", "TERM is empty", "give a word to look for")
-    hits = search(catalog_source(catalogs, quiet=output != "text"), term)
+    hits = search(catalog_source(catalogs, quiet=output != "text", sources=sources), term)
     shown = hits[:limit] if limit else hits
-    if output == "json":
-        click.echo(orjson.dumps([h.as_dict() for h in shown], option=orjson.OPT_INDENT_2).decode())
+    if output == "name":
+        for name in dict.fromkeys(h.package for h in shown):
+            click.echo(name)
+    elif output != "text":
+        dump([h.as_dict() for h in shown], output)
     elif not hits:
         click.echo(f"no package matches {term!r}")
     else:

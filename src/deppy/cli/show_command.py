@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import catalog_option, catalog_source, columns
+from deppy.cli.workflow_options import catalog_options, catalog_source, columns, dump
 from deppy.workflows.graph import graph_as_dot, graph_as_text
 from deppy.workflows.show import PackageView, package_graphs, package_views
 
@@ -14,8 +14,16 @@ DESCRIPTION_WIDTH = 100
 
 @cli.command("show")
 @click.argument("package")
-@catalog_option
+@catalog_options
 @click.option("--channel", help="Show only this channel's upgrade graph.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json", "yaml"]),
+    default="text",
+    show_default=True,
+    help="text for people; json/yaml: the same description as data.",
+)
 @click.option(
     "--graph",
     "graph_format",
@@ -26,16 +34,26 @@ DESCRIPTION_WIDTH = 100
     "graphs, as Graphviz DOT (deppy show P --graph dot | dot -Tsvg > p.svg).",
 )
 def show_cmd(
-    package: str, catalogs: tuple[str, ...], channel: str | None, graph_format: str
+    package: str,
+    catalogs: tuple[str, ...],
+    sources: tuple[str, ...],
+    channel: str | None,
+    output: str,
+    graph_format: str,
 ) -> None:
     """Show a package: channels, default channel, versions, deprecations, dependencies,
     provided APIs and each channel's upgrade graph."""
-    source = catalog_source(catalogs, quiet=graph_format == "dot")
+    quiet = graph_format == "dot" or output != "text"
+    source = catalog_source(catalogs, quiet=quiet, sources=sources)
     graphs = package_graphs(source, package, channel)
     if graph_format == "dot":
         click.echo(graph_as_dot(graphs, package))
         return
-    for n, view in enumerate(package_views(source, package, graphs)):
+    views = package_views(source, package, graphs)
+    if output != "text":
+        dump({"package": package, "catalogs": [view.as_dict() for view in views]}, output)
+        return
+    for n, view in enumerate(views):
         if n:
             click.echo("")
         for line in _describe(view):

@@ -10,7 +10,7 @@ import click
 
 from deppy.cli.answer_output import render
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
-from deppy.cli.workflow_options import output_option
+from deppy.cli.workflow_options import dump, output_option, warn
 from deppy.errors import InputError, excerpt
 from deppy.pipeline.constraint_codec import decode_constraint
 from deppy.pipeline.domain import find_domain
@@ -23,7 +23,7 @@ SHOWN_IDS = 6
 
 @cli.command("replay")
 @click.argument("file", type=click.Path(path_type=Path))
-@output_option("table", "json", "yaml")
+@output_option("text", "json", "yaml", "table")
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
 @click.option(
     "--trace",
@@ -47,7 +47,7 @@ def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> No
             result = replay(recorded, domain, sink=writer)
     resolution = resolution_of(result)
     for warning in resolution.warnings:
-        click.echo(f"deppy: warning: {warning}", err=True)
+        warn(warning)
     render(resolution, output, verbose=verbose)
     raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
@@ -55,10 +55,14 @@ def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> No
 @cli.command("trace")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--variables", is_flag=True, help="List every variable each node produced (by id).")
-def trace_cmd(file: Path, variables: bool) -> None:
+@output_option("text", "json", "yaml")
+def trace_cmd(file: Path, variables: bool, output: str) -> None:
     """Summarise a trace FILE: nodes, states, counts, timings, variables and solver outcome."""
     recorded = read_trace(file)
     try:
+        if output != "text":
+            dump(_as_data(recorded), output)
+            return
         _show(recorded, variables)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         raise InputError(
@@ -66,6 +70,20 @@ def trace_cmd(file: Path, variables: bool) -> None:
             f"the trace is damaged ({type(error).__name__}: {excerpt(str(error))})",
             "record it again with deppy resolve --trace FILE",
         ) from None
+
+
+def _as_data(recorded: Trace) -> dict[str, object]:
+    header, result = recorded.header, recorded.result or {}
+    return {
+        "pipeline": header.get("pipeline"),
+        "pipelineId": header.get("pipeline_id"),
+        "executionId": header.get("execution_id"),
+        "created": header.get("created"),
+        "outcome": result.get("outcome"),
+        "message": result.get("message"),
+        "nodes": result.get("nodes", []),
+        "events": dict(sorted(_Summary(recorded).event_types.items())),
+    }
 
 
 def _show(recorded: Trace, variables: bool) -> None:

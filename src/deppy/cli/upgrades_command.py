@@ -6,19 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import orjson
 
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import (
-    catalog_option,
+    catalog_options,
     catalog_source,
     cluster_facts,
     cluster_input_options,
     cluster_options,
+    dump,
     output_option,
     read_cluster_option,
     stderr,
+    warn,
 )
+from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
 from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 
@@ -33,13 +35,14 @@ SHOWN_UPDATES = 10
     metavar="SPEC",
     help="PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME] (repeatable).",
 )
-@catalog_option
+@catalog_options
 @cluster_options
 @cluster_input_options
-@output_option("text", "json")
+@output_option("text", "json", "yaml")
 def upgrades_cmd(
     installed: tuple[str, ...],
     catalogs: tuple[str, ...],
+    sources: tuple[str, ...],
     ocp_version: str | None,
     kube_version: str | None,
     cluster_path: Path | None,
@@ -65,7 +68,7 @@ def upgrades_cmd(
     if state is None:
         if not specs:
             raise click.UsageError("give --installed SPEC, or a cluster (--cluster/--kubeconfig)")
-        source = catalog_source(catalogs, quiet=output != "text")
+        source = catalog_source(catalogs, quiet=output != "text", sources=sources)
     else:
         from deppy.resolution.request import ResolutionRequest
         from deppy.resolution.request_parsing import parse_catalog
@@ -85,12 +88,13 @@ def upgrades_cmd(
             merged.cluster,
             found.warnings,
         )
+        if sources:
+            source = source.restricted(list(sources))
     reports, warnings = upgrade_reports(source, specs, cluster)
     for warning in dict.fromkeys([*notes, *warnings]):
-        click.echo(f"deppy: warning: {warning}", err=True)
-    if output == "json":
-        data = [r.as_dict() for r in reports]
-        click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+        warn(warning)
+    if output != "text":
+        dump([r.as_dict() for r in reports], output)
         return
     for n, report in enumerate(reports):
         if n:
@@ -131,7 +135,7 @@ def _channel_lines(found: ChannelUpdates, indent: str) -> list[str]:
     else:
         steps = len(found.path) - 1
         plural = "step" if steps == 1 else "steps"
-        path = " -> ".join(str(b.version) for b in found.path)
+        path = path_text([str(b.version) for b in found.path], count=False)
         lines.append(f"{indent}newest {newest.version} in {steps} {plural}: {path}")
         passing = found.blocked_steps()
         if passing:

@@ -10,24 +10,26 @@ from deppy.catalog.bundle_dir import load_bundle_dir
 from deppy.cli.answer_output import render
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import (
-    catalog_option,
+    catalog_options,
     catalog_source,
     cluster_facts,
     cluster_options,
     output_option,
+    warn,
 )
 from deppy.workflows.validate import validate_bundle
 
 
 @cli.command("validate")
 @click.argument("bundle_dir", type=click.Path(path_type=Path))
-@catalog_option
+@catalog_options
 @cluster_options
-@output_option("table", "json", "yaml")
+@output_option("text", "json", "yaml", "table")
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
 def validate_cmd(
     bundle_dir: Path,
     catalogs: tuple[str, ...],
+    sources: tuple[str, ...],
     ocp_version: str | None,
     kube_version: str | None,
     output: str,
@@ -42,12 +44,13 @@ def validate_cmd(
     cluster = cluster_facts(ocp_version, kube_version)
     loaded = load_bundle_dir(bundle_dir)
     for problem in loaded.problems:
-        click.echo(f"deppy: warning: {problem}", err=True)
-    source = catalog_source(catalogs, quiet=output != "table")
+        warn(str(problem))
+    text = output in ("text", "table")
+    source = catalog_source(catalogs, quiet=not text, sources=sources)
     resolution = validate_bundle(loaded, str(bundle_dir), source, cluster)
     for warning in resolution.warnings:
-        click.echo(f"deppy: warning: {warning}", err=True)
-    if output == "table" and loaded.bundle is not None:
+        warn(warning)
+    if text and loaded.bundle is not None:
         bundle = loaded.bundle
         verdict = "installs" if resolution.resolved else "cannot be installed"
         click.echo(f"{bundle.name} ({bundle.package} {bundle.version}) {verdict}\n")

@@ -1,5 +1,5 @@
-"""Options shared by the everyday commands (search, show, upgrades, validate, catalog check), so
-each one spells ``--catalog``, the cluster versions and ``-o`` the same way as ``deppy resolve``."""
+"""Options shared by the commands, so each one spells ``--catalog`` (a path or a stored
+catalog's name), ``--source``, ``-q``, the cluster versions and ``-o`` the same way."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from deppy.catalog.catalog_set import BundleSource
+from deppy.cli.data_output import SETTINGS, dump, warn
+from deppy.cli.spinner import spinner
+from deppy.cli.text_table import columns
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_catalog, parse_version
 from deppy.workflows.catalog_loading import Report, load_catalogs
@@ -19,16 +22,47 @@ if TYPE_CHECKING:
     from deppy.cluster import ClusterState
 
 F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["columns", "dump", "warn"]  # re-exported: commands import these helpers from here too
+
+
+CATALOG_HELP = (
+    "A catalog: a File-Based Catalog or bundle directory, a grpc:// or http(s):// URL, or the "
+    "name of a stored catalog (repeatable); default: every stored catalog."
+)
+SOURCE_HELP = "Use only the catalogs of this name (repeatable)."
+QUIET_HELP = "Print no warnings: only the answer, and errors."
 
 
 def catalog_option(function: F) -> F:
+    """``--catalog`` alone (kept for commands written before ``catalog_options``)."""
     return click.option(
-        "--catalog",
-        "catalogs",
-        multiple=True,
-        metavar="PATH[=NAME[:PRIORITY]]",
-        help="A File-Based Catalog directory (repeatable); default: the stored catalogs.",
+        "--catalog", "catalogs", multiple=True, metavar="PATH|NAME", help=CATALOG_HELP
     )(function)
+
+
+def source_option(function: F) -> F:
+    return click.option("--source", "sources", multiple=True, metavar="NAME", help=SOURCE_HELP)(
+        function
+    )
+
+
+def quiet_option(function: F) -> F:
+    """``-q/--quiet``: no keyword argument; the printing helpers read it (``SETTINGS``)."""
+
+    def remember(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        SETTINGS.quiet = SETTINGS.quiet or value
+        return value
+
+    return click.option(
+        "-q", "--quiet", is_flag=True, expose_value=False, callback=remember, help=QUIET_HELP
+    )(function)
+
+
+def catalog_options(function: F) -> F:
+    """``--catalog PATH|NAME``, ``--source NAME`` and ``-q``: what every command that reads
+    catalogs takes, worded the same everywhere (the command gets ``catalogs`` and
+    ``sources``)."""
+    return catalog_option(source_option(quiet_option(function)))
 
 
 def cluster_options(function: F) -> F:
@@ -66,7 +100,21 @@ def cluster_input_options(function: F) -> F:
     )(function)
 
 
+OUTPUT_WORDS = {
+    "text": "text for people",
+    "json": "json/yaml for programs",
+    "name": "name: one name a line",
+    "html": "html: a standalone page to share",
+}
+
+
 def output_option(*choices: str) -> Callable[[F], F]:
+    """``-o``: the same words for the same formats on every command."""
+    said = [OUTPUT_WORDS[c] for c in choices if c in OUTPUT_WORDS and c != "table"]
+    words = "; ".join(said)
+    if "yaml" not in choices:
+        words = words.replace("json/yaml", "json")
+
     def decorate(function: F) -> F:
         return click.option(
             "-o",
@@ -74,6 +122,7 @@ def output_option(*choices: str) -> Callable[[F], F]:
             type=click.Choice(list(choices)),
             default=choices[0],
             show_default=True,
+            help=words[:1].upper() + words[1:] + ".",
         )(function)
 
     return decorate
@@ -86,9 +135,15 @@ def cluster_facts(ocp_version: str | None, kube_version: str | None) -> ClusterF
     )
 
 
-def catalog_source(catalogs: tuple[str, ...], *, quiet: bool) -> BundleSource:
-    """The ``--catalog`` catalogs, else what ``load_catalogs`` offers (the stored ones)."""
-    return load_catalogs([parse_catalog(spec) for spec in catalogs], report=stderr(quiet=quiet))
+def catalog_source(
+    catalogs: tuple[str, ...], *, quiet: bool, sources: Sequence[str] = ()
+) -> BundleSource:
+    """The ``--catalog`` catalogs (paths or stored names), else the stored ones; only those
+    named by ``--source`` when given."""
+    specs = [parse_catalog(spec) for spec in catalogs]
+    with spinner("loading catalogs…"):
+        source = load_catalogs(specs, report=stderr(quiet=quiet))
+    return source.restricted(list(sources)) if sources else source
 
 
 def to_stderr(message: str) -> None:
@@ -96,22 +151,13 @@ def to_stderr(message: str) -> None:
 
 
 def stderr(*, quiet: bool) -> Report | None:
-    """Where load warnings go: stderr, unless the output is for a program (json, yaml, dot)."""
-    return None if quiet else to_stderr
+    """Where load warnings go: stderr, unless the output is for a program (json, yaml, dot)
+    or -q was given."""
+    return None if quiet or SETTINGS.quiet else to_stderr
 
 
 def interactive() -> bool:
     return sys.stdout.isatty()
-
-
-def columns(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
-    """Plain aligned columns: byte-identical output whatever the terminal (the last column is
-    not padded)."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
-    return [
-        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
-        for row in [header, *rows]
-    ]
 
 
 def read_cluster_option(

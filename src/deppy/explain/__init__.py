@@ -5,6 +5,7 @@ from deppy.explain.model import Cause, Explanation, Suggestion
 from deppy.explain.render import (
     explanation_as_dict,
     explanation_as_html,
+    explanation_as_short_text,
     explanation_as_text,
 )
 
@@ -14,5 +15,6 @@ __all__ = [
     "Suggestion",
     "explanation_as_dict",
     "explanation_as_html",
+    "explanation_as_short_text",
     "explanation_as_text",
 ]

@@ -16,7 +16,8 @@ from deppy.explain.render import explanation_as_html
 _STYLE = (
     "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
     "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
-    ".warnings li{color:#8a5300}"
+    ".warnings li{color:#8a5300}.facts{display:grid;grid-template-columns:max-content auto;"
+    "gap:.2em 1em}.facts dt{font-weight:bold}.facts dd{margin:0;font-family:monospace}"
 )
 
 
@@ -28,8 +29,15 @@ def html_page(
     rows: Sequence[Sequence[str]] | None = None,
     explanation: Explanation | None = None,
     warnings: Sequence[str] = (),
+    facts: Sequence[tuple[str, str]] = (),
 ) -> str:
+    """``facts`` are (label, value) pairs stated first: what was asked, from which sources,
+    when and by what, so a reader can reproduce the page."""
     body: list[str] = []
+    if facts:
+        body.append('<dl class="facts">')
+        body += [f"  <dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts]
+        body.append("</dl>")
     if rows is not None:
         body.append(f"<h2>{escape(table_title)}</h2>")
         body.append("<table>\n<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>")

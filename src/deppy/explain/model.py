@@ -13,6 +13,7 @@ class Cause:
     kind: str
     text: str
     data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    short: str = field(default="", compare=False)  # the same on one line of a screen, if shorter
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,36 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
     return "\n".join(lines)
 
 
+SCREEN_LINES = 10
+SCREEN_WIDTH = 100
+
+
+def explanation_as_short_text(explanation: Explanation, *, more: str = "-v") -> str:
+    """The explanation on one screen: the summary, every cause (each is part of the reason),
+    then as many ways out as fit in ten lines, each line at most 100 characters; ``more`` names
+    the option that gives the long form."""
+    lines = [_clip(explanation.summary), "Why:"]
+    lines += [_clip(f"  - {cause.short or cause.text}") for cause in explanation.causes]
+    suggestions = [s.text for s in explanation.suggestions]
+    room = max(SCREEN_LINES - len(lines) - 2, 1)  # "Try:" and the closing hint
+    shown = suggestions[:room]
+    if shown:
+        lines.append("Try:")
+        lines += [_clip(f"  - {text}") for text in shown]
+    left = len(suggestions) - len(shown)
+    extra = f"; {left} more way{'s' if left > 1 else ''} out" if left else ""
+    lines.append(f"({more} for the long form{extra})")
+    return "\n".join(lines)
+
+
+def _clip(line: str) -> str:
+    if len(line) <= SCREEN_WIDTH:
+        return line
+    cut = line[: SCREEN_WIDTH - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > SCREEN_WIDTH // 2 else cut) + "…"
+
+
 def _cause_as_dict(cause: Cause) -> dict[str, Any]:
     return {"kind": cause.kind, "text": cause.text, **({"data": cause.data} if cause.data else {})}
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from deppy.errors import InputError
+from deppy.errors import unknown_field
 from deppy.pipeline.events import Batch
 from deppy.pipeline.states import NodeKind, PipelineResult
 
@@ -64,10 +64,9 @@ class NodeConfig:
 
     def unknown_fields(self, allowed: Sequence[str]) -> None:
         """Reject config fields the node type does not read (typos would otherwise be silent)."""
-        unknown = sorted(set(self.config) - set(allowed))
-        if unknown:
-            hint = f"fields of {self.type}: {', '.join(allowed)}" if allowed else "remove it"
-            raise InputError(f"{self.where}: config", f"unknown field {unknown[0]!r}", hint)
+        for key in self.config:
+            if key not in allowed:
+                raise unknown_field(f"{self.where}: config", str(key), allowed)
 
 
 @dataclass(frozen=True, slots=True)

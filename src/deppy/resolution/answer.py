@@ -40,10 +40,14 @@ class SelectedBundle:
     reasons: tuple[str, ...]
     source: Bundle | None = field(default=None, compare=False, repr=False)
     origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
+    path_versions: tuple[str, ...] = ()  # the versions along ``path``
 
     def action_text(self) -> str:
+        """``upgrade 0.9.0 → 0.9.2``; a long path keeps its ends: ``upgrade 0.9.0 → … → 0.9.4,
+        4 steps`` (``path`` and JSON have every step)."""
         if self.action == "upgrade":
-            return f"upgrade from {self.from_version} via {' -> '.join(self.path)}"
+            versions = self.path_versions or (self.from_version or "?", self.version)
+            return f"upgrade {path_text(versions)}"
         return self.action
 
     def as_dict(self) -> dict[str, Any]:
@@ -57,6 +61,7 @@ class SelectedBundle:
             "action": self.action,
             "from": self.from_version,
             "path": list(self.path),
+            "pathVersions": list(self.path_versions),
             "reasons": list(self.reasons),
             # exactly the properties the resolution used (what a CSV's
             # operatorframework.io/properties annotation carries: property-projection.md)
@@ -65,6 +70,18 @@ class SelectedBundle:
                 for p in (projected_properties(self.source) if self.source else ())
             ],
         }
+
+
+SHOWN_STEPS = 3
+
+
+def path_text(versions: Sequence[str], *, count: bool = True) -> str:
+    """Versions along an upgrade path, with the middle left out past three steps (and then,
+    with ``count``, how many steps there are)."""
+    steps = len(versions) - 1
+    if steps <= SHOWN_STEPS:
+        return " → ".join(versions)
+    return f"{versions[0]} → … → {versions[-1]}" + (f", {steps} steps" if count else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,12 +193,15 @@ def _entry(
     assert bundle is not None
     action, from_version = "install", None
     path: tuple[str, ...] = ()
+    versions: tuple[str, ...] = ()
     if installed is not None:
         if bundle.version == installed.version:
             action = "keep"
         else:
             action, from_version = "upgrade", str(installed.version)
-            path = tuple(upgrade_path(installed, bundle, context))
+            steps = upgrade_path(installed, bundle, context)
+            path = tuple(name for name, _ in steps)
+            versions = tuple(str(version) for _, version in steps)
         channel = channel or installed.channel
     elif any(i.package == bundle.package for i in context.request.installed):
         action = "replace"
@@ -197,6 +217,7 @@ def _entry(
         path=path,
         reasons=tuple(dict.fromkeys(reasons)),
         source=bundle,
+        path_versions=versions,
     )
 
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from deppy.catalog.model import Bundle
+from deppy.catalog.semver import VersionRange
 from deppy.errors import InputError
 from deppy.pipeline.states import PipelineResult
 from deppy.resolution.answer import Resolution, assemble
@@ -16,8 +19,10 @@ from deppy.solver import AppliedConstraint, SolveTimeout
 
 
 def resolution_of_selection(
-    selected: Sequence[OLMVariable], context: ResolutionContext
+    selected: Sequence[OLMVariable], context: ResolutionContext, resolve: Resolve | None = None
 ) -> Resolution:
+    """The answer for a selection; ``resolve`` (the pipeline the user ran, on a changed
+    request) finds why a requirement got an older version than its newest."""
     index = {v.id: v for v in selected}
     selection = assemble([v.id for v in selected], index, context)
     for item in selection:
@@ -30,18 +35,27 @@ def resolution_of_selection(
                 "olm.package": f"package {item.package}",
             }[deprecation.schema]
             context.warn(f"{what} is deprecated in catalog {item.catalog}: {deprecation.message}")
-    _warn_passed_over(selected, context)
+    notes = _passed_over(selected, context, resolve)
+    selection = tuple(
+        replace(item, reasons=(*item.reasons, notes[item.bundle])) if item.bundle in notes else item
+        for item in selection
+    )
     return Resolution(context.request, selection, None, tuple(context.warnings))
 
 
-def _warn_passed_over(selected: Sequence[OLMVariable], context: ResolutionContext) -> None:
-    """Say when a requirement did not get its most preferred candidate.
+def _passed_over(
+    selected: Sequence[OLMVariable], context: ResolutionContext, resolve: Resolve | None
+) -> dict[str, str]:
+    """Say when a requirement did not get its most preferred candidate: a warning, and — for
+    a requirement without a version range — a reason on the chosen bundle naming what ruled
+    out the newer one, found by resolving the request with that version required.
 
     A user asking for "etcd" expects the channel head; when the head cannot be installed (a
     dependency is missing, a cluster limit, a clash with another requirement) the answer is
-    still right, but silently older. Requiring that exact version shows the reason.
+    still right, but older, and must not surprise.
     """
     chosen = {v.id for v in selected}
+    notes: dict[str, str] = {}
     for variable in selected:
         if variable.kind != "required":
             continue
@@ -50,13 +64,48 @@ def _warn_passed_over(selected: Sequence[OLMVariable], context: ResolutionContex
                 continue
             ids = [bundle_id(b) for b in fact.candidates]
             picked = next((n for n, i in enumerate(ids) if i in chosen), None)
-            if picked:
-                best, got = fact.candidates[0], fact.candidates[picked]
-                context.warn(
-                    f"{fact.dependent.describe()}: selected {got.package} {got.version}, not the "
-                    f"preferred {best.version}, which cannot be installed with this request; "
-                    f"require '{best.package}@{best.version}' to see why"
-                )
+            if not picked:
+                continue
+            best, got = fact.candidates[0], fact.candidates[picked]
+            why = _why_not(fact.dependent, best, context, resolve)
+            if why is not None and not fact.dependent.versions_text:
+                notes[got.name] = f"not the newest {best.version}: {why}"
+            context.warn(
+                f"{fact.dependent.describe()}: selected {got.package} {got.version}, not the "
+                f"preferred {best.version}, which cannot be installed with this request"
+                + (f": {why}" if why else f"; require '{best.package}@{best.version}' to see why")
+            )
+    return notes
+
+
+def _why_not(
+    requirement: RequiredPackage,
+    best: Bundle,
+    context: ResolutionContext,
+    resolve: Resolve | None,
+) -> str | None:
+    """What rules ``best`` out: the explanation of the request with it required exactly."""
+    request = context.request
+    # itself, else an equal one (a replay decodes facts and request separately)
+    position = next((n for n, r in enumerate(request.required) if r is requirement), None)
+    if position is None and requirement in request.required:
+        position = request.required.index(requirement)
+    if resolve is None or position is None:
+        return None
+    pinned = replace(
+        requirement,
+        versions=VersionRange.exactly(best.version),
+        versions_text=str(best.version),
+        catalog=best.catalog,
+    )
+    required = (*request.required[:position], pinned, *request.required[position + 1 :])
+    outcome = resolve(replace(request, required=required))
+    if outcome is None or outcome.explanation is None:
+        return None
+    causes = [
+        c.text for c in outcome.explanation.causes if not c.text.startswith("the requirement")
+    ]
+    return causes[0] if causes else None
 
 
 def resolution_of_core(

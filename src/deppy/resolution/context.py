@@ -3,17 +3,20 @@
 The candidate order is the solver's preference (DESIGN.md, "OLM semantics"): earlier is
 preferred. The preferred catalog (a dependent's own), then catalog priority; within a catalog by
 package, then the requested channel, else the package's default channel, then the other channels
-by name; within a channel from the head down (highest version first); deprecated bundles last of
-all (a bundle offered only through deprecated channels counts as deprecated).
+by name; within a channel from the head down (highest version first; of two bundles with the
+same version, the one nearer the channel's head, which replaces or skips the other); deprecated
+bundles last of all (a bundle offered only through deprecated channels counts as deprecated).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.channel_validation import channel_problem
 from deppy.catalog.model import Bundle
+from deppy.catalog.upgrade_edges import head_distances
 from deppy.resolution.request import ResolutionRequest
 
 _NO_CHANNEL = 1 << 30
@@ -22,12 +25,15 @@ _NO_CHANNEL = 1 << 30
 class CandidateOrder:
     """Sorts bundles by preference; caches each package's channel membership per catalog."""
 
-    def __init__(self, catalogs: BundleSource) -> None:
+    def __init__(self, catalogs: BundleSource, warn: Callable[[str], None] | None = None) -> None:
         self.catalogs = catalogs
+        self.warn = warn  # hears the invalid channels of the packages the order looks at
         # (catalog, package) -> bundle name -> channel names containing it (default first)
         self._membership: dict[tuple[str, str], dict[str, list[str]]] = {}
         # (catalog, package) -> channel name -> position (default channel 0, then by name)
         self._positions: dict[tuple[str, str], dict[str, int]] = {}
+        # (catalog, package) -> bundle name -> distance from the head of its nearest channel
+        self._depths: dict[tuple[str, str], dict[str, int]] = {}
 
     def channels_containing(self, bundle: Bundle) -> list[str]:
         """Channels offering the bundle: the default channel first, the others by name, and
@@ -59,10 +65,17 @@ class CandidateOrder:
                     c.name,
                 )
             )
+            depths: dict[str, int] = {}
             for channel in channels:
                 for entry in channel.entries:
                     found.setdefault(entry.name, []).append(channel.name)
+                for name, depth in head_distances(channel).items():
+                    depths[name] = min(depth, depths.get(name, depth))
+                problem = channel_problem(channel) if self.warn is not None else None
+                if problem is not None and self.warn is not None:
+                    self.warn(f"catalog {catalog}: invalid channel ({problem})")
             self._membership[key] = found
+            self._depths[key] = depths
             self._positions[key] = {c.name: n for n, c in enumerate(channels)}
         return found
 
@@ -75,6 +88,10 @@ class CandidateOrder:
             self.catalogs.channel_deprecated(bundle.catalog, bundle.package, channels[0])
             is not None
         )
+
+    def _head_distance(self, bundle: Bundle) -> int:
+        self._members(bundle.catalog, bundle.package)
+        return self._depths[(bundle.catalog, bundle.package)].get(bundle.name, _NO_CHANNEL)
 
     def _channel_rank(self, bundle: Bundle, requested: str | None) -> int:
         channels = self.channels_containing(bundle)
@@ -95,6 +112,7 @@ class CandidateOrder:
         """Candidates from most to least preferred, each once."""
         unique = list(dict.fromkeys(bundles))
         unique.sort(key=lambda b: b.name)
+        unique.sort(key=self._head_distance)  # a same-version tie: nearer the head first
         unique.sort(key=lambda b: b.version, reverse=True)
         rank = self.catalogs.rank
         unique.sort(
@@ -123,7 +141,9 @@ class ResolutionContext:
     ) -> ResolutionContext:
         if request.sources:
             catalogs = catalogs.restricted(request.sources)
-        return cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest)
+        context = cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest)
+        context.order.warn = context.warn
+        return context
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

@@ -35,7 +35,7 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.catalog.semver import VersionRange
-from deppy.errors import InputError, excerpt
+from deppy.errors import InputError, excerpt, unknown_field
 from deppy.pipeline.events import Batch
 from deppy.pipeline.library import NodeConfig, Run
 from deppy.resolution.context import CandidateOrder, ResolutionContext
@@ -120,11 +120,9 @@ def _text(raw: Mapping[str, Any], key: str, where: str) -> str | None:
 def parse_selector(raw: Any, where: str) -> Selector:
     if not isinstance(raw, Mapping) or not raw:
         raise InputError(where, "expected a bundle selector", f"use {', '.join(SELECTOR_FIELDS)}")
-    unknown = sorted(set(raw) - set(SELECTOR_FIELDS))
-    if unknown:
-        raise InputError(
-            where, f"unknown field {excerpt(unknown[0])}", f"use {', '.join(SELECTOR_FIELDS)}"
-        )
+    for key in raw:
+        if key not in SELECTOR_FIELDS:
+            raise unknown_field(where, str(key), SELECTOR_FIELDS)
     versions_text = _text(raw, "versions", where)
     prop = raw.get("property")
     prop_pair: tuple[str, str] | None = None
@@ -189,13 +187,13 @@ class StaticVariableProducer:
         if not isinstance(raw, Mapping):
             raise InputError(where, "expected a rule", f"start it with one of {', '.join(RULES)}")
         kinds = [k for k in RULES if k in raw]
-        unknown = sorted(set(raw) - {*RULES, "reason"})
-        if len(kinds) != 1 or unknown:
+        for key in raw:
+            if key not in (*RULES, "reason"):
+                raise unknown_field(where, str(key), (*RULES, "reason"))
+        if len(kinds) != 1:
             raise InputError(
                 where,
-                f"unknown field {excerpt(unknown[0])}"
-                if unknown
-                else "a rule needs exactly one action",
+                "a rule needs exactly one action",
                 f"use one of {', '.join(RULES)} (and optionally 'reason')",
             )
         kind = kinds[0]
@@ -220,9 +218,9 @@ class StaticVariableProducer:
     def _requirement(body: Any, where: str) -> RequiredPackage:
         if not isinstance(body, Mapping) or not isinstance(body.get("package"), str):
             raise InputError(where, "expected {package: NAME, versions: RANGE, channel, catalog}")
-        unknown = sorted(set(body) - set(REQUIRE_FIELDS))
-        if unknown:
-            raise InputError(where, f"unknown field {excerpt(unknown[0])}", f"use {REQUIRE_FIELDS}")
+        for key in body:
+            if key not in REQUIRE_FIELDS:
+                raise unknown_field(where, str(key), REQUIRE_FIELDS)
         return required_from_parts(
             body["package"],
             _text(body, "versions", where),

@@ -13,7 +13,7 @@ from deppy.catalog.model import GVK, Bundle, PackageRequirement
 from deppy.catalog.semver import VersionRange
 from deppy.errors import InputError
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.variables import Needs
+from deppy.resolution.variables import INVALID_CONSTRAINT, Needs
 
 
 def needs_of(bundle: Bundle, context: ResolutionContext) -> list[Needs]:
@@ -115,8 +115,9 @@ def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) ->
     try:
         spec = parse_constraint(raw, where=where)
     except InputError as error:
-        context.warn(f"{error} (this dependency cannot be satisfied)")
-        return Needs(bundle, "an invalid olm.constraint", (), f"it is invalid: {error.what}")
+        context.warn(f"{error} (the bundle cannot be installed)")
+        field = error.where.rpartition("olm.constraint")[2].strip("/") or "value"
+        return Needs(bundle, INVALID_CONSTRAINT, (), f"field {field}: {error.what}")
     packages = spec.candidate_packages()
     pool: Iterable[Bundle] = (
         context.catalogs.all_bundles()

@@ -7,6 +7,7 @@ contains") and each kind of fact suggests its own way out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from deppy.catalog.model import Bundle
@@ -23,6 +24,7 @@ from deppy.resolution.suggestions import (
     checked,
 )
 from deppy.resolution.variables import (
+    INVALID_CONSTRAINT,
     ClusterIncompatible,
     ClusterPolicy,
     Excluded,
@@ -112,9 +114,24 @@ def _who(dependent: Bundle | RequiredPackage | InstalledBundle) -> str:
 
 
 def _versions(bundles: Sequence[Bundle], limit: int = 6) -> str:
-    versions = list(dict.fromkeys(str(b.version) for b in bundles))
+    """Versions newest first, the first ``limit`` of them and how many more."""
+    ordered = sorted(bundles, key=lambda b: b.version, reverse=True)
+    versions = list(dict.fromkeys(str(b.version) for b in ordered))
     shown = ", ".join(versions[:limit])
     return f"{shown} and {len(versions) - limit} more" if len(versions) > limit else shown
+
+
+def _span(bundles: Sequence[Bundle]) -> str:
+    """Versions in a few characters, newest first: ``2.0.0, 1.0.0``, ``7.121.0 … 7.50.0 (73)``."""
+    versions = list(dict.fromkeys(b.version for b in bundles))
+    versions.sort(reverse=True)
+    if len(versions) <= 2:
+        return ", ".join(str(v) for v in versions)
+    return f"{versions[0]} … {versions[-1]} ({len(versions)})"
+
+
+def _short_reason(reason: str) -> str:
+    return re.sub(r"^no catalog \((.*)\) contains package \S+$", r"in no catalog (\1)", reason)
 
 
 def _candidates(bundles: Sequence[Bundle]) -> str:
@@ -189,6 +206,7 @@ def _cause(
     if isinstance(fact, Requested | KeptInstalled | ClusterPolicy):
         return None
     if isinstance(fact, Needs):
+        short_who = ""
         if isinstance(fact.dependent, Bundle):
             key = (fact.dependent.package, fact.need, fact.missing)
             if key in emitted:
@@ -196,26 +214,39 @@ def _cause(
             emitted.add(key)
             bundles = grouped[key]
             who = f"{fact.dependent.package} {_versions(bundles)}"
+            short_who = f"{fact.dependent.package} {_span(bundles)}"
             verb = "needs" if len(bundles) == 1 else "all need"
         else:
             who = _who(fact.dependent)
             verb = "needs"
         data = {"need": fact.need, "candidates": [str(b) for b in fact.candidates]}
+        need = fact.need.removeprefix("package ")
         if fact.candidates:
             if isinstance(fact.dependent, RequiredPackage):
                 text = f"{who} matches only {_candidates(fact.candidates)}"
+                offered = f"{fact.candidates[0].package} {_span(fact.candidates)}"
+                short = f"{who} matches only {offered}"
             elif isinstance(fact.dependent, InstalledBundle):
                 text = (
                     f"{who} stays or moves forward along its channel, never back: "
                     f"{_candidates(fact.candidates)}"
                 )
+                short = ""
             else:
                 text = f"{who} {verb} {fact.need}, offered only by {_candidates(fact.candidates)}"
-            return Cause("needs", text, data)
+                short = f"{short_who} {verb} {need}, offered only by {_span(fact.candidates)}"
+            return Cause("needs", text, data, short)
+        if fact.need == INVALID_CONSTRAINT:
+            return Cause(
+                "invalid-constraint",
+                f"{who} cannot be installed: its olm.constraint is invalid ({fact.missing})",
+                data,
+            )
         reason = fact.missing or "nothing can satisfy it"
         if isinstance(fact.dependent, RequiredPackage):
-            return Cause("missing", f"{who}: {reason}", data)
-        return Cause("missing", f"{who} {verb} {fact.need}: {reason}", data)
+            return Cause("missing", f"{who}: {reason}", data, f"{who}: {_short_reason(reason)}")
+        short = f"{short_who} {verb} {need}: {_short_reason(reason)}" if short_who else ""
+        return Cause("missing", f"{who} {verb} {fact.need}: {reason}", data, short)
     if isinstance(fact, Excluded):
         return Cause(
             "excluded",
@@ -223,6 +254,13 @@ def _cause(
             f"{fact.restriction.describe()}",
         )
     if isinstance(fact, OnePerPackage):
+        members = [b for b in fact.bundles if b.package == fact.package]
+        if members and len(members) == len(fact.bundles):
+            text = (
+                f"only one bundle per package: {fact.package} {_span(members)} "
+                "cannot be installed together"
+            )
+            return Cause("one-per-package", text)
         return Cause(
             "one-per-package", f"only one bundle of package {fact.package} can be installed"
         )
@@ -242,6 +280,8 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
     changes: list[RequestChange] = []
     one_of: dict[str, str] = {}  # package -> "install only one of a, b: " for API clashes
     for fact in facts:
+        if isinstance(fact, Needs) and fact.need == INVALID_CONSTRAINT:
+            continue  # no catalog to add: another version, found by re-resolving, is the way
         if isinstance(fact, Needs) and not fact.candidates and fact.package:
             changes += _missing_package(fact, fact.package, context)
         elif isinstance(fact, Needs) and not fact.candidates:
@@ -292,7 +332,7 @@ def _missing_package(fact: Needs, package: str, context: ResolutionContext) -> l
     changes: list[RequestChange] = [
         ReplaceRequirement(
             index,
-            f"{package}@>={low} <{high.major + 1}.0.0"
+            f"{package}@>={low.without_build()} <{high.major + 1}.0.0"
             + (f",channel={dependent.channel}" if dependent.channel else ""),
             f"ask for a version that exists (available: {_versions_text(available)}): ",
         )

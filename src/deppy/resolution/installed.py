@@ -77,7 +77,13 @@ def _channel(
 
 
 def _synthetic_channel(installed: InstalledBundle, context: ResolutionContext) -> Channel | None:
-    for catalog in context.catalogs.catalogs_with(installed.package):
+    """The channel to follow from a bundle no catalog lists: in the catalog the installed
+    bundle names (OLM looks its replacement up in the subscription's catalog), else in the
+    first catalog that has the package."""
+    catalogs = context.catalogs.catalogs_with(installed.package)
+    if installed.catalog is not None:
+        catalogs = [c for c in catalogs if c == installed.catalog]
+    for catalog in catalogs:
         meta = context.catalogs.package(catalog, installed.package)
         wanted = installed.channel or (meta.default_channel if meta else None)
         channel = _channel(context, catalog, installed.package, wanted)
@@ -92,8 +98,8 @@ def _graph(
     channel = location.channel
     if channel is None:
         return None
-    catalog = location.bundle.catalog if not location.synthetic else None
-    if catalog is None:
+    catalog: str | None = location.bundle.catalog
+    if catalog == CLUSTER_CATALOG:  # no catalog named: the first with that channel
         catalog = next(
             (
                 c
@@ -118,15 +124,21 @@ def upgrade_candidates(
     if built is None:
         return []
     graph, members = built
-    return forward_targets(graph, location.bundle.name, location.bundle.version, members)
+    one_step = context.request.one_step
+    return forward_targets(
+        graph, location.bundle.name, location.bundle.version, members, one_step=one_step
+    )
 
 
 def upgrade_path(
     installed: InstalledBundle, target: Bundle, context: ResolutionContext
-) -> list[str]:
-    """Bundle names from the installed one to ``target``, step by step (both included)."""
+) -> list[tuple[str, Version]]:
+    """Bundle names and versions from the installed one to ``target``, step by step (both
+    included)."""
     location = locate_installed(installed, context)
     built = _graph(location, context)
     if built is None:
         return []
-    return built[0].path(location.bundle.name, target.name)
+    graph, members = built
+    members = {**members, location.bundle.name: location.bundle}
+    return [(name, members[name].version) for name in graph.path(location.bundle.name, target.name)]

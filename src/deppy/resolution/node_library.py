@@ -80,10 +80,6 @@ class OutputCollector:
 
     def consume(self, run: Run, batch: Batch[Any]) -> Resolution:
         context: ResolutionContext = run.context
-        if batch.core is None:
-            return resolution_of_selection(batch.variables, context)
-        if not context.suggest:
-            return resolution_of_core(batch.core, batch.variables, context)
 
         def resolve(request: ResolutionRequest) -> Resolution | None:
             inner = ResolutionContext.create(context.catalogs, request, suggest=False)
@@ -92,7 +88,10 @@ class OutputCollector:
             except SolveTimeout:
                 return None
 
-        return resolution_of_core(batch.core, batch.variables, context, resolve)
+        checking = resolve if context.suggest else None
+        if batch.core is None:
+            return resolution_of_selection(batch.variables, context, checking)
+        return resolution_of_core(batch.core, batch.variables, context, checking)
 
 
 def _plain(make: Callable[[], Node]) -> Callable[[NodeConfig], Node]:
@@ -187,12 +186,15 @@ register_domain(DOMAIN)
 
 
 def default_pipeline_path() -> str:
+    """The default pipeline as people read and copy it."""
     return str(data_path("pipelines", "default.yaml"))
 
 
 @functools.cache
 def default_pipeline() -> Pipeline:
-    return Pipeline(load_pipeline_file(default_pipeline_path()), LIBRARY)
+    """Read from ``default.json``, the YAML file's twin (a test holds them equal): resolving
+    with the default pipeline then needs no YAML parser, which is most of a start-up's cost."""
+    return Pipeline(load_pipeline_file(str(data_path("pipelines", "default.json"))), LIBRARY)
 
 
 @functools.cache

@@ -83,3 +83,6 @@ class ResolutionRequest:
     cluster: ClusterFacts = field(default_factory=ClusterFacts)
     sources: tuple[str, ...] = ()  # catalog names to restrict to; empty means all
     exclude: tuple[PropertyRestriction, ...] = ()
+    # OLM v0 moves an installed bundle one upgrade step per resolution; deppy by default goes
+    # to the highest version its channel's edges reach (and shows the path)
+    one_step: bool = False

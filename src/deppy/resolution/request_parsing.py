@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from deppy.catalog.semver import Version, VersionError, VersionRange
-from deppy.errors import InputError, excerpt
+from deppy.errors import InputError, check_type, excerpt, only_fields, unknown_field
 from deppy.input_limits import load_yaml_file, parse_yaml
 from deppy.resolution.request import (
     ClusterFacts,
@@ -35,7 +35,9 @@ from deppy.resolution.request import (
 
 REQUIRE_KEYS = ("channel", "catalog", "ignore", "within")
 INSTALLED_KEYS = ("channel", "catalog", "bundle")
-_PACKAGE = re.compile(r"^[a-z0-9]([-a-z0-9._]*[a-z0-9])?$")
+# Catalogs and request files take any package name; a SPEC only needs its separators kept out
+# (``packageA`` from OLM's own tests is a name).
+_PACKAGE = re.compile(r"^[^\s@,=|]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +127,11 @@ def required_from_parts(
         f"{where}: ignore",
     )
     versions_text = (versions_text or "").strip()
+    exact = _exact_with_build(versions_text)
     if versions_text in ("", "latest", "*"):
         versions, shown = VersionRange.any(), ""
+    elif exact is not None:
+        versions, shown = VersionRange.exactly(exact), versions_text
     else:
         versions, shown = parse_range(versions_text, range_at), versions_text
     if within_text:
@@ -140,6 +145,20 @@ def required_from_parts(
     return RequiredPackage(
         package, versions, shown, channel or None, catalog or None, ignored, text or package
     )
+
+
+def _exact_with_build(text: str) -> Version | None:
+    """``1.15.1+x7095b76`` (real in cilium's catalog) as the exact version it names: the range
+    grammar, as blang reads it, takes that ``x`` for a wildcard and refuses it, yet a version
+    copied from a catalog or from deppy's own answer must work when pasted. Build metadata takes
+    no part in comparisons, so this is the range ``=1.15.1``."""
+    bare = text.removeprefix("=").strip()
+    if "+" not in bare:
+        return None
+    try:
+        return Version.parse(bare)
+    except VersionError:
+        return None
 
 
 def parse_require(spec: str) -> RequiredPackage:
@@ -197,6 +216,34 @@ def parse_catalog(spec: str) -> CatalogSpec:
 # -- ActiveResolution files ------------------------------------------------------------------
 
 _CALL = re.compile(r"^\s*(required|installed)\s*\((.*)\)\s*$")
+API_VERSION = "deppy.io/v1alpha1"
+KIND = "ActiveResolution"
+TOP_FIELDS = ("apiVersion", "kind", "metadata", "spec")
+METADATA_FIELDS = ("name", "namespace", "labels", "annotations")
+SPEC_FIELDS = ("sources", "catalogs", "cluster", "exclude", "constraints", "oneStep")
+CLUSTER_FIELDS = ("openshiftVersion", "kubernetesVersion")
+CATALOG_FIELDS = ("name", "path", "priority")
+EXCLUDE_FIELDS = ("type", "value")
+REQUIRED_FIELDS = ("name", "versionRange", "channel", "catalog", "ignoreVersions", "within")
+INSTALLED_FIELDS = ("name", "version", "channel", "catalog", "bundle")
+# fields written one level off: where each belongs
+_BELONGS = {
+    **{key: "spec" for key in SPEC_FIELDS},
+    **{key: "spec.cluster" for key in CLUSTER_FIELDS},
+    "required": "spec.constraints[]",
+    "installed": "spec.constraints[]",
+}
+
+
+def _check_document(data: Mapping[str, Any], where: str) -> None:
+    """apiVersion and kind, when given, are this file's; no field is unknown or misplaced."""
+    check_type(data, where, API_VERSION, KIND)
+    only_fields(data, TOP_FIELDS, f"{where}:" if where else "", _BELONGS)
+    metadata = data.get("metadata") or {}
+    if not isinstance(metadata, Mapping):
+        raise InputError(_at(where, "metadata"), "expected a mapping")
+    only_fields(metadata, METADATA_FIELDS, _at(where, "metadata"), _BELONGS)
+    only_fields(data["spec"], SPEC_FIELDS, _at(where, "spec"), _BELONGS)
 
 
 def load_request_file(path: str | Path) -> tuple[ResolutionRequest, list[CatalogSpec]]:
@@ -226,6 +273,7 @@ def request_from_document(
     """
     if not isinstance(data, Mapping) or not isinstance(data.get("spec"), Mapping):
         raise InputError(where or "spec", "expected an ActiveResolution with a 'spec' mapping")
+    _check_document(data, where)
     spec = data["spec"]
     required: list[RequiredPackage] = []
     installed: list[InstalledBundle] = []
@@ -244,6 +292,7 @@ def request_from_document(
     cluster_raw = spec.get("cluster") or {}
     if not isinstance(cluster_raw, Mapping):
         raise InputError(_at(where, "spec.cluster"), "expected a mapping")
+    only_fields(cluster_raw, CLUSTER_FIELDS, _at(where, "spec.cluster"), _BELONGS)
     cluster = ClusterFacts(
         _optional_version(
             cluster_raw.get("openshiftVersion"), _at(where, "spec.cluster.openshiftVersion")
@@ -256,7 +305,12 @@ def request_from_document(
         _exclude_entry(e, _at(where, f"spec.exclude[{n}]"))
         for n, e in enumerate(_list(spec, "exclude", where))
     )
-    request = ResolutionRequest(tuple(required), tuple(installed), cluster, sources, exclude)
+    one_step = spec.get("oneStep", False)
+    if not isinstance(one_step, bool):
+        raise InputError(_at(where, "spec.oneStep"), "expected true or false")
+    request = ResolutionRequest(
+        tuple(required), tuple(installed), cluster, sources, exclude, one_step
+    )
     return request, catalogs
 
 
@@ -291,7 +345,9 @@ def _constraint(item: Any, where: str) -> tuple[str, dict[str, Any]]:
         return match.group(1), {k: v for k, v in zip(keys, args, strict=False) if v}
     if isinstance(item, Mapping) and len(item) == 1:
         kind, body = next(iter(item.items()))
-        if kind in ("required", "installed") and isinstance(body, Mapping):
+        if kind not in ("required", "installed"):
+            raise unknown_field(where, str(kind), ("required", "installed"))
+        if isinstance(body, Mapping):
             return str(kind), dict(body)
     raise InputError(where, "expected 'required: {...}' or 'installed: {...}'")
 
@@ -315,19 +371,13 @@ def _call_arguments(text: str, where: str) -> list[str]:
 
 
 def _check_keys(body: Mapping[str, Any], allowed: tuple[str, ...], where: str) -> None:
-    unknown = sorted(set(body) - set(allowed))
-    if unknown:
-        raise InputError(
-            f"{where}.{unknown[0]}", "unknown field", f"fields are {', '.join(allowed)}"
-        )
+    only_fields(body, allowed, where, _BELONGS)
     if not isinstance(body.get("name"), str) or not body["name"]:
         raise InputError(f"{where}.name", "a package name is required")
 
 
 def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
-    _check_keys(
-        body, ("name", "versionRange", "channel", "catalog", "ignoreVersions", "within"), where
-    )
+    _check_keys(body, REQUIRED_FIELDS, where)
     ignore = body.get("ignoreVersions") or []
     if not isinstance(ignore, list):
         raise InputError(f"{where}.ignoreVersions", "expected a list of versions")
@@ -344,7 +394,7 @@ def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
 
 
 def _installed(body: Mapping[str, Any], where: str) -> InstalledBundle:
-    _check_keys(body, ("name", "version", "channel", "catalog", "bundle"), where)
+    _check_keys(body, INSTALLED_FIELDS, where)
     version = _text(body.get("version"))
     if not version:
         raise InputError(f"{where}.version", "the installed version is required")
@@ -360,6 +410,7 @@ def _installed(body: Mapping[str, Any], where: str) -> InstalledBundle:
 def _catalog_entry(raw: Any, base: Path, where: str) -> CatalogSpec:
     if not isinstance(raw, Mapping) or not raw.get("path"):
         raise InputError(where, "expected {path: ..., name: ..., priority: ...}")
+    only_fields(raw, CATALOG_FIELDS, where, _BELONGS)
     path = Path(str(raw["path"]))
     if not path.is_absolute():
         path = base / path
@@ -371,6 +422,8 @@ def _catalog_entry(raw: Any, base: Path, where: str) -> CatalogSpec:
 
 def _exclude_entry(raw: Any, where: str) -> PropertyRestriction:
     fields = (raw.get("type"), raw.get("value")) if isinstance(raw, Mapping) else (None, None)
+    if isinstance(raw, Mapping):
+        only_fields(raw, EXCLUDE_FIELDS, where, _BELONGS)
     if any(value is None or value == "" for value in fields):
         raise InputError(
             where, "expected {type: ..., value: ...}", "e.g. {type: olm.label, value: beta}"

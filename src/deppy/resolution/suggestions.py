@@ -56,8 +56,11 @@ class ReplaceRequirement:
         return replace(request, required=tuple(required))
 
     def text(self, request: ResolutionRequest) -> str:
+        """The command first (what to paste), then why: a screen that cuts the line keeps the
+        part that matters."""
         old = request.required[self.index].describe()
-        return f"{self.why}require '{self.spec}' instead of '{old}'"
+        why = self.why.rstrip(": ")
+        return f"require '{self.spec}' instead of '{old}'" + (f" — {why}" if why else "")
 
     def as_dict(self) -> dict[str, Any]:
         return {

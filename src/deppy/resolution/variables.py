@@ -29,6 +29,11 @@ class KeptInstalled:
     installed: InstalledBundle
 
 
+INVALID_CONSTRAINT = "a valid olm.constraint"
+"""The ``need`` of a bundle whose olm.constraint cannot be read: nothing satisfies it, so the
+bundle cannot be installed; ``missing`` then names the field and what is wrong with it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Needs:
     """``dependent`` needs one of ``candidates`` to satisfy ``need`` (in preference order).

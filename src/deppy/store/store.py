@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deppy.catalog.model import Catalog
+from deppy.catalog.model import Catalog, LoadProblem
 from deppy.errors import InputError
+from deppy.store.codec import decode_problems
 from deppy.store.location import database_path
 from deppy.store.materialise import materialise
 from deppy.store.migration import upgraded_reader, upgraded_writer
@@ -91,6 +92,26 @@ class Store:
                 return materialise(conn, name)
         finally:
             conn.close()
+
+    def problems(self, name: str) -> tuple[LoadProblem, ...]:
+        """The invalid objects skipped when the catalog was added or last refreshed."""
+        conn = upgraded_reader(self.path, open_for_reading(self.path))
+        row = None
+        if conn is not None:
+            try:
+                with translated_errors(self.path):
+                    row = conn.execute(
+                        "SELECT problem_list FROM catalog WHERE name = ?", (name,)
+                    ).fetchone()
+            finally:
+                conn.close()
+        if row is None:
+            raise InputError(
+                f"catalog {name!r}",
+                "no stored catalog has this name",
+                "see 'deppy catalog list', or give a catalog directory",
+            )
+        return decode_problems(row[0])
 
     # -- writing -----------------------------------------------------------------------------
     def add(self, catalog: Catalog, *, progress: Progress | None = None) -> StoredCatalog:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.channel_validation import channel_problem
 from deppy.catalog.model import Bundle
 from deppy.catalog.semver import VersionRange
 from deppy.explain import Explanation, explanation_as_dict
@@ -84,6 +85,7 @@ class CatalogCheck:
     bundles: int
     resolved: int  # how many needed the solver; the others need nothing the catalog lacks
     failures: tuple[BundleCheck, ...]
+    invalid_channels: tuple[str, ...] = ()  # what opm validate says of each invalid channel
 
     def by_reason(self) -> dict[str, int]:
         """Failing bundles per reason (a bundle with two reasons counts under both)."""
@@ -104,6 +106,7 @@ class CatalogCheck:
             "failingPackages": len(self.packages()),
             "byReason": self.by_reason(),
             "failures": [f.as_dict() for f in self.failures],
+            "invalidChannels": list(self.invalid_channels),
         }
 
 
@@ -199,4 +202,10 @@ def check_catalog(
                 failures.append(failure)
         if progress is not None:
             progress(done, len(bundles))
-    return CatalogCheck(catalog, cluster, len(bundles), resolved, tuple(failures))
+    invalid = [
+        problem
+        for package in sorted({b.package for b in bundles})
+        for channel in sorted(source.channels(catalog, package), key=lambda c: c.name)
+        if (problem := channel_problem(channel)) is not None
+    ]
+    return CatalogCheck(catalog, cluster, len(bundles), resolved, tuple(failures), tuple(invalid))

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from deppy.errors import InputError
 from deppy.resolution.request_parsing import CatalogSpec
 
 if TYPE_CHECKING:
@@ -40,16 +41,22 @@ def load_catalogs(
 ) -> BundleSource:
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid.
 
-    A spec's path may be a URL (``grpc://HOST:PORT``, ``http(s)://…/api/v1/all``), read live.
-    With no spec, the stored catalogs (``deppy catalog add``; the store in ``store``, default
-    ``$DEPPY_HOME`` or the user's) with their priorities; only when the store is empty, the
-    embedded example catalog — and ``report`` hears that too.
+    A spec's path may be a URL (``grpc://HOST:PORT``, ``http(s)://…/api/v1/all``), read live,
+    or the name of a stored catalog (a word that is no path on disk). With no spec, the stored
+    catalogs (``deppy catalog add``; the store in ``store``, default ``$DEPPY_HOME`` or the
+    user's) with their priorities; only when the store is empty, the embedded example catalog —
+    and ``report`` hears that too.
     """
     if not specs:
         from deppy.store import Store
 
-        stored = Store(store).source()
+        stored_store = Store(store)
+        stored = stored_store.source()
         if stored is not None:
+            if report is not None:  # listed when added or refreshed; now one line each
+                for summary in stored_store.list():
+                    if summary.problems:
+                        report(problems_line(summary.name, summary.problems, summary.name))
             return stored
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
         if report is not None:
@@ -57,11 +64,28 @@ def load_catalogs(
                 "deppy: no --catalog given and no stored catalogs (see 'deppy catalog add'); "
                 "using the embedded example catalog"
             )
+    stored_names = [s.path for s in specs if _stored_name(s, store)]
+    if stored_names and len(stored_names) == len(specs):
+        from deppy.store import Store
+
+        named_store = Store(store)
+        source = named_store.source(stored_names)  # the store reads only what is asked: fast
+        if source is not None:
+            if report is not None:
+                for summary in named_store.list():
+                    if summary.problems and summary.name in stored_names:
+                        report(problems_line(summary.name, summary.problems, summary.name))
+            return source
     from deppy.catalog.bundle_tree import load_any_catalog
     from deppy.catalog.catalog_set import CatalogSet
 
     catalogs: list[Catalog] = []
     for spec in specs:
+        if spec.path in stored_names:  # beside catalog directories: the whole stored catalog
+            from deppy.store import Store
+
+            catalogs.append(Store(store).load_catalog(spec.path))
+            continue
         if _is_url(spec.path):
             from deppy.cluster.remote import load_url_catalog
 
@@ -70,7 +94,7 @@ def load_catalogs(
         else:
             catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
         if report is not None:
-            report_problems(catalog, report)
+            report_problems(catalog, report, listed=False, where=spec.path)
         catalogs.append(catalog)
     return CatalogSet(catalogs)
 
@@ -80,14 +104,55 @@ def _is_url(path: str) -> bool:
     return path.lower().startswith(("grpc://", "http://", "https://"))
 
 
-def report_problems(catalog: Catalog, report: Report) -> None:
-    """The objects a load skipped: a count and the first few."""
+def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
+    """``--catalog NAME``: a word that is no path on disk (nor a URL) names a stored catalog."""
+    if spec.name is not None or spec.priority or _is_url(spec.path) or Path(spec.path).exists():
+        return False
+    from deppy.store import Store
+
+    return Store(store).find(spec.path) is not None
+
+
+def problems_line(name: str, count: int, where: str) -> str:
+    """The one line a command prints for a catalog whose invalid objects were skipped."""
+    objects = "object" if count == 1 else "objects"
+    return (
+        f"deppy: warning: catalog {name}: {count} invalid {objects} skipped: "
+        f"deppy catalog problems {where}"
+    )
+
+
+def report_problems(
+    catalog: Catalog, report: Report, *, listed: bool = True, where: str | None = None
+) -> None:
+    """The objects a load skipped: when a catalog is added or refreshed (``listed``), a count
+    and the first few; otherwise one line naming the command that lists them (``where`` is
+    the catalog's name or path for that command). An empty catalog is said in one line."""
+    if not catalog.bundles and not catalog.problems:
+        report(f"deppy: warning: catalog {catalog.name}: no packages (loaded as empty)")
     if not catalog.problems:
         return
-    report(
-        f"deppy: warning: catalog {catalog.name}: skipped {len(catalog.problems)} invalid objects:"
-    )
+    count = len(catalog.problems)
+    if not listed:
+        report(problems_line(catalog.name, count, where or catalog.name))
+        return
+    report(f"deppy: warning: catalog {catalog.name}: skipped {count} invalid objects:")
     for problem in catalog.problems[:SHOWN_PROBLEMS]:
         report(f"  {problem}")
-    if len(catalog.problems) > SHOWN_PROBLEMS:
-        report(f"  … and {len(catalog.problems) - SHOWN_PROBLEMS} more")
+    if count > SHOWN_PROBLEMS:
+        more = count - SHOWN_PROBLEMS
+        report(f"  … and {more} more: deppy catalog problems {where or catalog.name}")
+
+
+def unknown_package(source: BundleSource, package: str, where: str) -> InputError:
+    """The error for a package no catalog has: which catalogs were searched, the closest names
+    and how to look further."""
+    import difflib
+
+    close = difflib.get_close_matches(package, source.package_names(), n=3)
+    hint = f"did you mean {', '.join(close)}? " if close else ""
+    return InputError(
+        where,
+        f"no catalog ({', '.join(source.names())}) has this package",
+        f"{hint}try deppy search {package}",
+    )

@@ -17,10 +17,11 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.upgrade_edges import forward_targets, upgrade_graph
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.installed import locate_installed
+from deppy.resolution.installed import CLUSTER_CATALOG, locate_installed
 from deppy.resolution.nodes import RuntimeConstraints
 from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
 from deppy.resolution.variables import ClusterIncompatible
+from deppy.workflows.catalog_loading import unknown_package
 
 __all__ = ["ChannelUpdates", "UpgradeReport", "cluster_refusals", "upgrade_reports"]
 
@@ -99,10 +100,16 @@ class UpgradeReport:
 def upgrade_reports(
     source: BundleSource, installed: Sequence[InstalledBundle], cluster: ClusterFacts
 ) -> tuple[list[UpgradeReport], list[str]]:
-    """One report per installed bundle, in the order given, and the warnings met."""
+    """One report per installed bundle, in the order given, and the warnings met; a package
+    no catalog has is an error (naming the closest packages), not "up to date"."""
     context = ResolutionContext.create(
         source, ResolutionRequest(installed=tuple(installed), cluster=cluster)
     )
+    for item in installed:
+        if not context.catalogs.has_package(item.package):
+            # "up to date" would be a guess about a package deppy knows nothing of
+            where = f"--installed {item.text!r}" if item.text else f"package {item.package!r}"
+            raise unknown_package(context.catalogs, item.package, where)
     return [_report(item, context) for item in installed], context.warnings
 
 
@@ -111,7 +118,9 @@ def _report(installed: InstalledBundle, context: ResolutionContext) -> UpgradeRe
     start = location.bundle
     here = None
     if location.channel is not None:
-        catalog = _catalog_of(location.channel, context) if location.synthetic else start.catalog
+        catalog = start.catalog
+        if catalog == CLUSTER_CATALOG:  # in no catalog, and no catalog named
+            catalog = _catalog_of(location.channel, context)
         here = _updates(start, location.channel, catalog, context, set())
     offered = {u.bundle for u in here.updates} if here is not None else set()
     others: list[ChannelUpdates] = []
