@@ -51,7 +51,10 @@ def active_resolution_request(
             "on a cluster, catalogs are Catalog objects",
             "create a Catalog and name it in spec.sources",
         )
-    request, _catalogs = request_from_document({"spec": spec}, where)
+    # timeoutSeconds is the controller's own field (a deadline per resolution); the rest is the
+    # ActiveResolution that `deppy resolve -f` reads, by the same strict rules
+    shared = {key: value for key, value in spec.items() if key != "timeoutSeconds"}
+    request, _catalogs = request_from_document({"spec": shared}, where)
     if not request.required and not request.installed:
         raise InputError(
             f"{where}: spec.constraints",

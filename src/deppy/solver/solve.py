@@ -10,7 +10,6 @@ from contextlib import contextmanager
 from deppy.solver.cnf import Problem, encode_problem
 from deppy.solver.errors import NotSatisfiable, SolveTimeout
 from deppy.solver.explain import minimal_core
-from deppy.solver.learning import learning_search
 from deppy.solver.model import Variable
 from deppy.solver.oracle import SatOracle
 from deppy.solver.propagation import Propagator
@@ -59,6 +58,10 @@ def _solve(variables: Sequence[Variable], deadline: float | None, where: str) ->
     try:
         found = preference_search(problem, propagator, oracle, deadline)
         if isinstance(found, Handover):
+            # imported when first needed: most solves never hand over, and the learning
+            # search's modules are a tenth of `deppy solve`'s start-up
+            from deppy.solver.learning import learning_search
+
             found = learning_search(problem, oracle, deadline)
         if found is None:
             raise NotSatisfiable(minimal_core(problem, deadline))
