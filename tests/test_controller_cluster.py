@@ -73,19 +73,43 @@ def _ready(api: Kube, name: str) -> bool:
 
 
 def _create(
-    api: Kube, namespace: str, kind: str, name: str, spec: dict[str, Any], **top: Any
+    api: Kube, namespace: str, kind: str, name: str, spec: dict[str, Any]
 ) -> dict[str, Any]:
     body = {
         "apiVersion": "deppy.io/v1alpha1",
         "kind": kind,
         "metadata": {"name": name, "namespace": namespace},
-        **({"spec": spec} if spec else {}),
-        **top,
+        "spec": spec,
     }
     plural = {"ActiveResolution": "activeresolutions", "Input": "inputs", "Operator": "operators"}[
         kind
     ]
     return api.create(plural, body, namespace)
+
+
+def _active(
+    api: Kube, ns: str, name: str, *constraints: Any, sources: tuple[str, ...] = ("community",)
+) -> dict[str, Any]:
+    """An ActiveResolution over ``sources`` (none: every catalog)."""
+    spec = {"sources": list(sources)} if sources else {}
+    return _create(api, ns, "ActiveResolution", name, {**spec, "constraints": list(constraints)})
+
+
+def _input(
+    api: Kube, ns: str, name: str, *constraints: Any, input_class: str | None = None
+) -> dict[str, Any]:
+    spec = {"inputClass": input_class} if input_class else {}
+    return _create(api, ns, "Input", name, {**spec, "constraints": list(constraints)})
+
+
+def _package(package: str, catalog: str | None = "community", **value: str) -> dict[str, Any]:
+    """An ``olm.catalog`` constraint: ``package`` from ``catalog`` (None: from any catalog)."""
+    named = {"name": catalog} if catalog else {}
+    return {"type": "olm.catalog", "value": {**named, "package": package, **value}}
+
+
+def _version(package: str, version: str) -> dict[str, Any]:
+    return {"type": "olm.packageVersion", "value": {"package": package, "version": version}}
 
 
 def _resolved(
@@ -128,35 +152,9 @@ def test_catalogs_report_their_content_and_the_controller_answers_health(
 def test_active_resolution_resolved_unsatisfiable_and_invalid(env: dict[str, Any]) -> None:
     api, controller, kube = env["api"], env["controller"], env["kube"]
     ns = kube.new_namespace("ar")
-    _create(
-        api,
-        ns,
-        "ActiveResolution",
-        "ok",
-        {
-            "sources": ["community"],
-            "constraints": ['required("etcd", ">=0.9.0", "singlenamespace-alpha")'],
-        },
-    )
-    _create(
-        api,
-        ns,
-        "ActiveResolution",
-        "che",
-        {
-            "sources": ["community"],
-            "constraints": [{"required": {"name": "eclipse-che", "versionRange": ">=7.50.0"}}],
-        },
-    )
-    _create(
-        api,
-        ns,
-        "ActiveResolution",
-        "typo",
-        {
-            "constraints": [{"required": {"nmae": "etcd"}}],
-        },
-    )
+    _active(api, ns, "ok", 'required("etcd", ">=0.9.0", "singlenamespace-alpha")')
+    _active(api, ns, "che", {"required": {"name": "eclipse-che", "versionRange": ">=7.50.0"}})
+    _active(api, ns, "typo", {"required": {"nmae": "etcd"}}, sources=())
     ok = _resolved(api, "activeresolutions", ns, "ok", controller)
     assert condition(ok, "Resolved")["reason"] == "Resolved"
     selection = ok["status"]["selection"]
@@ -176,16 +174,7 @@ def test_active_resolution_resolved_unsatisfiable_and_invalid(env: dict[str, Any
 def test_a_spec_change_is_resolved_again(env: dict[str, Any]) -> None:
     api, controller, kube = env["api"], env["controller"], env["kube"]
     ns = kube.new_namespace("ar")
-    _create(
-        api,
-        ns,
-        "ActiveResolution",
-        "etcd",
-        {
-            "sources": ["community"],
-            "constraints": ['required("etcd", "0.9.2")'],
-        },
-    )
+    _active(api, ns, "etcd", 'required("etcd", "0.9.2")')
     first = _resolved(api, "activeresolutions", ns, "etcd", controller)
     assert any(":etcd:0.9.2:" in s for s in first["status"]["selection"])
     api.patch(
@@ -306,21 +295,7 @@ def test_unsatisfiable_input_carries_the_explanation_and_missing_dependencies(
 ) -> None:
     api, controller, kube = env["api"], env["controller"], env["kube"]
     ns = kube.new_namespace("in")
-    _create(
-        api,
-        ns,
-        "Input",
-        "che",
-        {
-            "constraints": [
-                {"type": "olm.catalog", "value": {"name": "community", "package": "eclipse-che"}},
-                {
-                    "type": "olm.packageVersion",
-                    "value": {"package": "eclipse-che", "version": ">=7.50.0"},
-                },
-            ]
-        },
-    )
+    _input(api, ns, "che", _package("eclipse-che"), _version("eclipse-che", ">=7.50.0"))
     found = _resolved(api, "inputs", ns, "che", controller)
     failed = condition(found, "ResolutionFailed")
     assert failed["status"] == "True" and "devworkspace-operator" in failed["message"]
@@ -333,41 +308,10 @@ def test_unsatisfiable_input_carries_the_explanation_and_missing_dependencies(
 def test_invalid_input_names_the_field(env: dict[str, Any]) -> None:
     api, controller, kube = env["api"], env["controller"], env["kube"]
     ns = kube.new_namespace("in")
-    _create(
-        api,
-        ns,
-        "Input",
-        "bad",
-        {
-            "constraints": [
-                {"type": "olm.packageVersion", "value": {"package": "etcd", "version": ">=banana"}},
-            ]
-        },
-    )
-    _create(
-        api,
-        ns,
-        "Input",
-        "cel",
-        {
-            "constraints": [
-                {"type": "olm.catalog", "value": {"name": "community", "package": "etcd"}},
-                {"type": "olm.cel", "value": "properties.exists(p, p.type =="},
-            ]
-        },
-    )
-    _create(
-        api,
-        ns,
-        "Input",
-        "noclass",
-        {
-            "inputClass": "nope",
-            "constraints": [
-                {"type": "olm.catalog", "value": {"name": "community", "package": "etcd"}},
-            ],
-        },
-    )
+    _input(api, ns, "bad", _version("etcd", ">=banana"))
+    cel = {"type": "olm.cel", "value": "properties.exists(p, p.type =="}
+    _input(api, ns, "cel", _package("etcd"), cel)
+    _input(api, ns, "noclass", _package("etcd"), input_class="nope")
     for name, field in (
         ("bad", "spec.constraints[0].value"),
         ("cel", "spec.constraints[1].value"),
@@ -394,42 +338,11 @@ def test_classes_dry_run_force_trace_and_dependencies(env: dict[str, Any]) -> No
             "parameters": {"trace": True, "dryRun": True},
         },
     )
-    etcd = {
-        "type": "olm.catalog",
-        "value": {"name": "community", "package": "etcd", "channel": "singlenamespace-alpha"},
-    }
-    _create(api, ns, "Input", "plan", {"inputClass": "dry-run", "constraints": [etcd]})
-    _create(
-        api,
-        ns,
-        "Input",
-        "every",
-        {
-            "inputClass": "force",
-            "constraints": [
-                etcd,
-                {"type": "olm.packageVersion", "value": {"package": "etcd", "version": "<0.9.4"}},
-            ],
-        },
-    )
-    _create(api, ns, "Input", "traced", {"inputClass": f"traced-{ns}", "constraints": [etcd]})
-    _create(
-        api,
-        ns,
-        "Input",
-        "topology",
-        {
-            "constraints": [
-                {
-                    "type": "olm.catalog",
-                    "value": {
-                        "name": "community",
-                        "package": "rabbitmq-messaging-topology-operator",
-                    },
-                }
-            ]
-        },
-    )
+    etcd = _package("etcd", channel="singlenamespace-alpha")
+    _input(api, ns, "plan", etcd, input_class="dry-run")
+    _input(api, ns, "every", etcd, _version("etcd", "<0.9.4"), input_class="force")
+    _input(api, ns, "traced", etcd, input_class=f"traced-{ns}")
+    _input(api, ns, "topology", _package("rabbitmq-messaging-topology-operator"))
     for name in ("plan", "every", "traced", "topology"):
         _resolved(api, "inputs", ns, name, controller)
     bundles = {b["metadata"]["labels"]["deppy.io/unit"]: b for b in api.list("bundles", ns)}
@@ -458,24 +371,8 @@ def test_minimal_version_keeps_dependencies_low(env: dict[str, Any]) -> None:
     versions = {}
     for klass in ("subscription", "minimal-version"):
         ns = kube.new_namespace("min")
-        _create(
-            api,
-            ns,
-            "Input",
-            "topology",
-            {
-                "inputClass": klass,
-                "constraints": [
-                    {
-                        "type": "olm.catalog",
-                        "value": {
-                            "name": "community",
-                            "package": "rabbitmq-messaging-topology-operator",
-                        },
-                    }
-                ],
-            },
-        )
+        topology = _package("rabbitmq-messaging-topology-operator")
+        _input(api, ns, "topology", topology, input_class=klass)
         found = _resolved(api, "inputs", ns, "topology", controller)
         dependency = found["status"]["instances"][0]["dependencies"][0]["name"]
         versions[klass] = dependency
@@ -486,18 +383,7 @@ def test_minimal_version_keeps_dependencies_low(env: dict[str, Any]) -> None:
 def test_dry_run_next_carries_the_what_if_report(env: dict[str, Any]) -> None:
     api, controller, kube = env["api"], env["controller"], env["kube"]
     ns = kube.new_namespace("next")
-    _create(
-        api,
-        ns,
-        "Input",
-        "etcd",
-        {
-            "inputClass": "dry-run-next",
-            "constraints": [
-                {"type": "olm.catalog", "value": {"name": "community", "package": "etcd"}}
-            ],
-        },
-    )
+    _input(api, ns, "etcd", _package("etcd"), input_class="dry-run-next")
     _resolved(api, "inputs", ns, "etcd", controller)
     bundle = wait_for("a Bundle", lambda: api.list("bundles", ns), log=controller)[0]
     content = api.get("configmaps", bundle["metadata"]["name"] + "-content", ns)
@@ -530,21 +416,8 @@ def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> 
                 "parameters": {"provisionerClass": klass},
             },
         )
-        _create(
-            api,
-            ns,
-            "Input",
-            policy.lower(),
-            {
-                "inputClass": klass,
-                "constraints": [
-                    {
-                        "type": "olm.catalog",
-                        "value": {"name": "small", "package": "aws-load-balancer-operator"},
-                    }
-                ],
-            },
-        )
+        aws = _package("aws-load-balancer-operator", catalog="small")
+        _input(api, ns, policy.lower(), aws, input_class=klass)
 
     def verdicts() -> dict[str, dict[str, Any]] | None:
         found = {
@@ -565,25 +438,11 @@ def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> 
         if i["metadata"]["labels"]["deppy.io/unit"] == f"denyall-{ns}"
     )
     subprocess_approve(kube, denied["metadata"]["name"], ns)
-    api.patch(
-        "inputs",
-        "denyall",
-        {
-            "spec": {
-                "constraints": [
-                    {
-                        "type": "olm.catalog",
-                        "value": {"name": "small", "package": "aws-load-balancer-operator"},
-                    },
-                    {
-                        "type": "olm.packageVersion",
-                        "value": {"package": "aws-load-balancer-operator", "version": ">=0.0.1"},
-                    },
-                ]
-            }
-        },
-        ns,
-    )
+    constraints = [
+        _package("aws-load-balancer-operator", catalog="small"),
+        _version("aws-load-balancer-operator", ">=0.0.1"),
+    ]
+    api.patch("inputs", "denyall", {"spec": {"constraints": constraints}}, ns)
     _resolved(api, "inputs", ns, "denyall", controller, generation=2)
     later = api.get("instances", denied["metadata"]["name"], ns)
     assert condition(later, "Approved")["reason"] == "ApprovedByUser"
@@ -602,13 +461,7 @@ def test_an_unavailable_catalog_keeps_the_last_good_result(env: dict[str, Any]) 
             "catalogs", catalog_object(name, {"http": {"url": flaky.url, "pollInterval": "2s"}})
         )
         wait_for("the flaky catalog", lambda: _ready(api, name), log=controller)
-        _create(
-            api,
-            ns,
-            "ActiveResolution",
-            "aws",
-            {"sources": [name], "constraints": ['required("aws-load-balancer-operator")']},
-        )
+        _active(api, ns, "aws", 'required("aws-load-balancer-operator")', sources=(name,))
         first = _resolved(api, "activeresolutions", ns, "aws", controller)
         selection = first["status"]["selection"]
         assert selection
@@ -706,13 +559,7 @@ def test_many_resolutions_at_once_are_all_answered(env: dict[str, Any]) -> None:
         "strimzi-kafka-operator",
     ]
     for n in range(20):
-        _create(
-            api,
-            ns,
-            "ActiveResolution",
-            f"r{n}",
-            {"sources": ["community"], "constraints": [f'required("{packages[n % 5]}")']},
-        )
+        _active(api, ns, f"r{n}", f'required("{packages[n % 5]}")')
 
     def all_done() -> bool:
         found = api.list("activeresolutions", ns)
@@ -784,13 +631,7 @@ def test_an_operator_installed_by_hand_stays_and_is_not_installed_twice(
             },
         },
     )
-    _create(
-        api,
-        ns,
-        "Input",
-        "etcd",
-        {"constraints": [{"type": "olm.catalog", "value": {"package": "etcd"}}]},
-    )
+    _input(api, ns, "etcd", _package("etcd", catalog=None))
     found = _resolved(api, "inputs", ns, "etcd", controller)
     assert condition(found, "Resolved")["reason"] == "Resolved", found["status"]
     instance = found["status"]["instances"][0]
