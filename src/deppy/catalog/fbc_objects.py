@@ -230,11 +230,9 @@ class ObjectReader:
                 raw = self.read_ref(ref)
             else:
                 raise ValueError("value must have a base64 'data' or a 'ref' file path")
-            if b"ClusterServiceVersion" not in raw:
-                continue
-            obj = _decode_manifest(raw)
-            if isinstance(obj, Mapping) and obj.get("kind") == "ClusterServiceVersion":
-                return obj
+            csv = csv_in_manifest(raw)
+            if csv is not None:
+                return csv
         return None
 
     def read_ref(self, ref: str) -> bytes:
@@ -310,6 +308,17 @@ def _deprecation(package: str, entry: Any) -> Deprecation:
     if not isinstance(message, str) or not message:
         raise ValueError("'message' is missing; say why it is deprecated and what to use instead")
     return Deprecation(package, schema, name, message)
+
+
+def csv_in_manifest(raw: bytes) -> Mapping[str, Any] | None:
+    """The ClusterServiceVersion a manifest (JSON or YAML, within deppy's input limits) holds;
+    None when it holds another kind, ValueError when it cannot be read."""
+    if b"ClusterServiceVersion" not in raw:
+        return None
+    obj = _decode_manifest(raw)
+    if isinstance(obj, Mapping) and obj.get("kind") == "ClusterServiceVersion":
+        return obj
+    return None
 
 
 def _decode_manifest(raw: bytes) -> Any:

@@ -11,15 +11,12 @@ against the old rules, with ``*`` matching anything.
 from __future__ import annotations
 
 import base64
-import binascii
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-import yaml
-
+from deppy.catalog.fbc_objects import csv_in_manifest
 from deppy.catalog.model import Bundle
 from deppy.catalog.properties import BUNDLE_OBJECT
 
@@ -114,20 +111,11 @@ def csv_of(bundle: Bundle) -> Mapping[str, Any] | None:
         if not isinstance(data, str):
             continue
         try:
-            raw = base64.b64decode(data)
-        except (binascii.Error, ValueError):
+            csv = csv_in_manifest(base64.b64decode(data))
+        except ValueError:  # not base64, not JSON or YAML, or past deppy's input limits
             continue
-        if b"ClusterServiceVersion" not in raw:
-            continue
-        try:
-            manifest = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            try:
-                manifest = yaml.safe_load(raw)
-            except yaml.YAMLError:
-                continue
-        if isinstance(manifest, Mapping) and manifest.get("kind") == "ClusterServiceVersion":
-            return manifest
+        if csv is not None:
+            return csv
     return None
 
 
