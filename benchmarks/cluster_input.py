@@ -1,7 +1,8 @@
 """Figures for a cluster as input: export and resolve against a real kube-apiserver, and reading
 the community index over gRPC against reading it from its directory.
 
-Setup: a kube-apiserver from ../shared/k8s (started here, stopped at the end), the test OLM CRDs,
+Setup: a kube-apiserver from ../shared/k8s (started and stopped as the tests do, tests/kube.py),
+the test OLM CRDs,
 two CatalogSources served over gRPC from this process on 127.0.0.1 (community v4.18, priority
 10, and operatorhubio-upstream-2021), and 50 installed operators: 45 with a Subscription (one
 version below their channel head, so the resolution upgrades them) and 5 installed by hand
@@ -25,65 +26,32 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "benchmarks")]
+
+from tests.cluster_helpers import as_stream, catalog_source, subscription  # noqa: E402
+from tests.kube import start_cluster  # noqa: E402
 
 from deppy.catalog.fbc import load_catalog  # noqa: E402
 from deppy.catalog.model import Bundle, Catalog  # noqa: E402
 from deppy.cluster.registry_client import load_registry_catalog  # noqa: E402
 from deppy.cluster.registry_server import start_registry_server  # noqa: E402
+from store_resolve import DEPPY, median_time  # noqa: E402
 
-DEPPY = ROOT / ".venv" / "bin" / "deppy"
 SHARED = ROOT.parent / "shared"
 COMMUNITY = SHARED / "catalogs" / "community-operators-prod-v4.18"
 OPERATORHUB = SHARED / "catalogs" / "operatorhubio-upstream-2021"
 CRDS = ROOT / "tests" / "data" / "olm-crds"
 INSTALLED, BY_HAND = 50, 5
 BUDGET = 2.0
-
-
-@contextmanager
-def cluster() -> Iterator[dict[str, str]]:
-    done = subprocess.run(
-        ["bash", str(SHARED / "k8s" / "start.sh")],
-        capture_output=True, text=True, stdin=subprocess.DEVNULL,
-        env={**os.environ, "K8S_RUN": ""}, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        sys.exit(f"../shared/k8s/start.sh failed:\n{done.stderr[-2000:]}")
-    exports = {}
-    for line in done.stdout.splitlines():
-        words = shlex.split(line)
-        if len(words) == 2 and words[0] == "export":
-            key, _, value = words[1].partition("=")
-            exports[key] = value
-    try:
-        yield exports
-    finally:
-        subprocess.run(
-            ["bash", str(SHARED / "k8s" / "stop.sh"), exports["K8S_RUN"]],
-            capture_output=True, stdin=subprocess.DEVNULL, check=False,
-        )  # fmt: skip
-
-
-def kubectl(env: dict[str, str], *args: str, stdin: str | None = None) -> None:
-    subprocess.run(
-        [f"{env['K8S_BIN']}/kubectl", f"--kubeconfig={env['KUBECONFIG']}", *args],
-        input=stdin, text=True, check=True, capture_output=True,
-    )  # fmt: skip
 
 
 def csv_of(bundle: Bundle, namespace: str) -> dict[str, Any]:
@@ -135,38 +103,21 @@ def objects(chosen: list[tuple[Bundle, str]], namespace: str, addresses: list[st
     for n, (bundle, channel) in enumerate(chosen):
         docs.append(csv_of(bundle, namespace))
         if n >= BY_HAND:
+            package = bundle.package
             docs.append(
-                {
-                    "apiVersion": "operators.coreos.com/v1alpha1",
-                    "kind": "Subscription",
-                    "metadata": {"name": bundle.package, "namespace": namespace},
-                    "spec": {"name": bundle.package, "channel": channel, "source": "community",
-                             "sourceNamespace": namespace},
-                    "status": {"installedCSV": bundle.name},
-                }
-            )  # fmt: skip
+                subscription(namespace, package, package, channel, "community", bundle.name)
+            )
     for name, address, priority in zip(
         ("community", "operatorhub"), addresses, (10, 0), strict=True
     ):
-        docs.append(
-            {
-                "apiVersion": "operators.coreos.com/v1alpha1",
-                "kind": "CatalogSource",
-                "metadata": {"name": name, "namespace": namespace},
-                "spec": {"sourceType": "grpc", "address": address, "priority": priority},
-            }
-        )
-    return yaml.safe_dump_all(docs)
+        docs.append(catalog_source(namespace, name, address, priority))
+    return as_stream(docs)
 
 
 def timed(argv: list[str], env: dict[str, str], repeats: int) -> tuple[float, int]:
-    def once() -> tuple[float, int]:
-        started = time.perf_counter()
-        done = subprocess.run(argv, env=env, capture_output=True, check=False)
-        return time.perf_counter() - started, done.returncode
-
-    code = once()[1]
-    return statistics.median(once()[0] for _ in range(repeats)), code
+    """Median wall time of warm runs (store_resolve.median_time), and the exit code."""
+    wall, _cpu, code = median_time(argv, env, repeats)
+    return wall, code
 
 
 def median(function: Any, repeats: int) -> float:
@@ -193,16 +144,19 @@ def main() -> None:
     grpc_hub, port_b = start_registry_server(operatorhub)
     addresses = [f"127.0.0.1:{port_a}", f"127.0.0.1:{port_b}"]
     try:
-        with cluster() as k8s, tempfile.TemporaryDirectory(prefix="deppy-cluster-bench-") as tmp:
+        with (
+            contextmanager(start_cluster)(SHARED) as kube,
+            tempfile.TemporaryDirectory(prefix="deppy-cluster-bench-") as tmp,
+        ):
             env = {**os.environ, "DEPPY_HOME": str(Path(tmp) / "home")}
             for crd in sorted(CRDS.iterdir()):
-                kubectl(k8s, "apply", "-f", str(crd))
-            kubectl(k8s, "wait", "--for=condition=established", "--timeout=60s", "crd", "--all")
-            kubectl(k8s, "create", "namespace", "operators")
-            kubectl(k8s, "apply", "-f", "-", stdin=objects(chosen, "operators", addresses))
+                kube.kubectl("apply", "-f", str(crd))
+            kube.kubectl("wait", "--for=condition=established", "--timeout=60s", "crd", "--all")
+            kube.kubectl("create", "namespace", "operators")
+            kube.kubectl("apply", "-f", "-", input=objects(chosen, "operators", addresses))
             sizes = f"{len(community.bundles)} + {len(operatorhub.bundles)} bundles"
             print(f"{len(chosen)} installed operators ({BY_HAND} by hand), 2 catalogs ({sizes})\n")
-            live = ["--kubeconfig", k8s["KUBECONFIG"]]
+            live = ["--kubeconfig", str(kube.kubeconfig)]
             export = Path(tmp) / "cluster.yaml"
             exported, code = timed(
                 [str(DEPPY), "cluster", "export", *live, "-f", str(export)], env, args.repeats
