@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import shutil
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,7 +16,7 @@ from deppy.catalog.fbc import load_catalog
 from deppy.catalog.model import Catalog
 from deppy.cluster.http_catalog import start_http_server
 from deppy.cluster.registry_server import start_registry_server
-from tests.conftest import shared_path
+from tests.conftest import free_port, shared_path
 
 DATA = Path(__file__).resolve().parent / "data"
 OLM_CRDS = DATA / "olm-crds"
@@ -113,9 +112,7 @@ def as_stream(objects: list[dict[str, Any]]) -> str:
 
 def closed_port() -> int:
     """A port on 127.0.0.1 where nothing listens (it was free a moment ago)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_port()
 
 
 @contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,6 +37,14 @@ def shared_path(*parts: str) -> Path:
             pytrace=False,
         )
     return path
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listened on a moment ago (for a server to bind, or as
+    an address where nothing answers)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

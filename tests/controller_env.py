@@ -7,7 +7,6 @@ import base64
 import gzip
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,17 +20,12 @@ import pytest
 
 from deppy.controller.kube import Kube
 from deppy.controller.runner import api_client
+from tests.conftest import free_port
 from tests.kube import KubeCluster
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPPY = str(Path(sys.executable).with_name("deppy"))
 WAIT = 90.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def install(kube: KubeCluster) -> None:

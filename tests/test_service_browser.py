@@ -6,7 +6,6 @@ to look at. Skipped, with a message, where no chromium or chromedriver is instal
 from __future__ import annotations
 
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import free_port
 from tests.service_support import store_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,9 +32,7 @@ def server() -> Iterator[str]:
     """``deppy serve`` over the community store, on a free loopback port, in this process."""
     import uvicorn
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     config = uvicorn.Config(store_app(), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
