@@ -161,14 +161,10 @@ def resolve_cmd(
         if request_file is not None:
             request, from_file = load_request_file(request_file)
             catalog_specs = catalog_specs or from_file
-        given, cluster = cluster_facts(ocp_version, kube_version), request.cluster
         request = ResolutionRequest(
             required=request.required + tuple(parse_require(s) for s in required),
             installed=request.installed + tuple(parse_installed(s) for s in installed),
-            cluster=ClusterFacts(
-                given.openshift_version or cluster.openshift_version,
-                given.kube_version or cluster.kube_version,
-            ),
+            cluster=cluster_facts(ocp_version, kube_version).or_else(request.cluster),
             sources=request.sources + sources,
             exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
             one_step=one_step or request.one_step,

@@ -61,12 +61,8 @@ def active_resolution_request(
             "nothing to resolve",
             'add required("package") or installed("package", "version")',
         )
-    merged = ClusterFacts(
-        request.cluster.openshift_version or cluster.openshift_version,
-        request.cluster.kube_version or cluster.kube_version,
-    )
     timeout = spec.get("timeoutSeconds", DEFAULT_TIMEOUT)
-    return replace(request, cluster=merged), float(timeout)
+    return replace(request, cluster=request.cluster.or_else(cluster)), float(timeout)
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,14 @@ class ClusterFacts:
     openshift_version: Version | None = None
     kube_version: Version | None = None
 
+    def or_else(self, fallback: ClusterFacts) -> ClusterFacts:
+        """Each version stated here, else ``fallback``'s (flags over a request file, a request
+        over the cluster it runs on)."""
+        return ClusterFacts(
+            self.openshift_version or fallback.openshift_version,
+            self.kube_version or fallback.kube_version,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class ResolutionRequest:

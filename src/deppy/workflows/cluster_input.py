@@ -28,7 +28,7 @@ from deppy.cluster import (
     read_cluster_files,
 )
 from deppy.errors import InputError
-from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
+from deppy.resolution.request import InstalledBundle, ResolutionRequest
 from deppy.resolution.request_parsing import CatalogSpec
 from deppy.workflows.catalog_loading import Report, load_catalogs, report_problems
 
@@ -69,10 +69,7 @@ class ClusterInput:
         given = {i.package for i in request.installed}
         ours = self.installed.subscribed if upgradable_only else self.installed.installed
         added: tuple[InstalledBundle, ...] = tuple(i for i in ours if i.package not in given)
-        cluster = ClusterFacts(
-            request.cluster.openshift_version or self.installed.cluster.openshift_version,
-            request.cluster.kube_version or self.installed.cluster.kube_version,
-        )
+        cluster = request.cluster.or_else(self.installed.cluster)
         sources = request.sources
         hand = self.installed.catalog
         if sources and hand is not None and hand.name not in sources:
