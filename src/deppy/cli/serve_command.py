@@ -1,6 +1,7 @@
 """``deppy serve``: the HTTP API and the web UI, with catalogs kept warm in memory.
 
 FastAPI and uvicorn are imported inside the command: every other command starts without them.
+The options' defaults are ``ServiceConfig``'s (a plain dataclass, cheap to import).
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import click
 from deppy.cli.main import cli
 from deppy.errors import InputError
 from deppy.resolution.request_parsing import parse_catalog
+from deppy.service.config import ServiceConfig, is_loopback, read_token
+
+DEFAULTS = ServiceConfig()
 
 
 @cli.command("serve")
@@ -32,7 +36,7 @@ from deppy.resolution.request_parsing import parse_catalog
 @click.option(
     "--max-body",
     type=click.IntRange(min=1),
-    default=1024 * 1024,
+    default=DEFAULTS.max_body,
     show_default=True,
     metavar="BYTES",
     help="Larger request bodies get 413.",
@@ -40,7 +44,7 @@ from deppy.resolution.request_parsing import parse_catalog
 @click.option(
     "--deadline",
     type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
+    default=DEFAULTS.deadline,
     show_default=True,
     metavar="SECONDS",
     help="Longest a resolution may take (503 past it).",
@@ -48,14 +52,14 @@ from deppy.resolution.request_parsing import parse_catalog
 @click.option(
     "--solvers",
     type=click.IntRange(min=1),
-    default=2,
+    default=DEFAULTS.solvers,
     show_default=True,
     help="Resolutions that may run at once; others wait for a free slot.",
 )
 @click.option(
     "--reload-interval",
     type=click.FloatRange(min=0),
-    default=2.0,
+    default=DEFAULTS.reload_interval,
     show_default=True,
     metavar="SECONDS",
     help="How often to look for changed catalog files or store (0: only on POST "
@@ -74,8 +78,6 @@ def serve_cmd(
     """Serve the resolver over HTTP: the API under /api/v1/ (OpenAPI at /openapi.json, docs at
     /docs) and the web UI at /. Read-only; loopback only unless --token-file is given.
     """
-    from deppy.service.config import ServiceConfig, is_loopback, read_token
-
     token = read_token(token_file) if token_file else None
     if token is None and not is_loopback(host):
         raise InputError(
