@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 from deppy.errors import InputError
 from deppy.resolution.answer import Resolution
-from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_installed, parse_version
 from deppy.service.bodies import parse_request
 from deppy.service.context import Service, cli_json, service_of
@@ -47,17 +47,20 @@ def resolution_data(resolution: Resolution, *, verbose: bool) -> dict[str, Any]:
 
 
 def _resolve(
-    service: Service, body: bytes, content_type: str, timeout: float | None
-) -> tuple[Resolution, ResolutionRequest]:
+    service: Service,
+    body: bytes,
+    content_type: str,
+    timeout: float | None,
+    trace: Path | None = None,
+) -> Resolution:
     with service.catalogs.lease() as loaded:
         request = parse_request(body, content_type, loaded.source.names())
-        resolution = service.gate.run(
+        return service.gate.run(
             lambda left: resolve_with_options(
-                loaded.source, request, timeout=left, pipeline=None, trace=None
+                loaded.source, request, timeout=left, pipeline=None, trace=trace
             ),
             asked=timeout,
         )
-    return resolution, request
 
 
 def _dry_run(
@@ -78,15 +81,9 @@ def _dry_run(
 
 
 def _trace(service: Service, body: bytes, content_type: str, timeout: float | None) -> bytes:
-    with service.catalogs.lease() as loaded, tempfile.TemporaryDirectory() as folder:
-        request = parse_request(body, content_type, loaded.source.names())
+    with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "resolution.trace.jsonl"
-        service.gate.run(
-            lambda left: resolve_with_options(
-                loaded.source, request, timeout=left, pipeline=None, trace=path
-            ),
-            asked=timeout,
-        )
+        _resolve(service, body, content_type, timeout, trace=path)
         return path.read_bytes()
 
 
@@ -131,7 +128,7 @@ async def resolve(
     if trace:
         lines = await run_in_threadpool(_trace, service, body, content_type, timeout)
         return Response(lines, media_type="application/x-ndjson")
-    resolution, _ = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    resolution = await run_in_threadpool(_resolve, service, body, content_type, timeout)
     return cli_json(resolution_data(resolution, verbose=verbose))
 
 
@@ -152,7 +149,7 @@ async def resolve_graph(request: Request, timeout: Timeout = None) -> Response:
     service = service_of(request)
     body = await request.body()
     content_type = request.headers.get("content-type", "")
-    resolution, _ = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    resolution = await run_in_threadpool(_resolve, service, body, content_type, timeout)
     graph = resolution_graph(resolution)
     return cli_json(
         {
