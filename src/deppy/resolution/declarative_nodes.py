@@ -51,7 +51,6 @@ from deppy.resolution.variables import (
     OLMVariable,
     OnePerAPI,
     OnePerPackage,
-    Requested,
     bundle_id,
     make,
 )
@@ -244,27 +243,17 @@ class StaticVariableProducer:
                     ]
                     prohibited[bundle_id(bundle)] = make("bundle", bundle_id(bundle), pairs, bundle)
             elif isinstance(rule, _Require):
-                anchors.append(self._required(rule.requirement, label, context))
+                requirement = rule.requirement
+                anchors.append(
+                    RequiredPackageProducer.variable(
+                        requirement, f"{label}: required package {requirement.package}", context
+                    )
+                )
             else:
                 anchors.append(self._conflict(rule, label, context, bundles))
         for identifier, variable in prohibited.items():
             bundles[identifier] = variable  # a prohibited bundle needs no dependencies
         return [*anchors, *bundles.values()]
-
-    @staticmethod
-    def _required(
-        requirement: RequiredPackage, label: str, context: ResolutionContext
-    ) -> OLMVariable:
-        candidates = RequiredPackageProducer.candidates(requirement, context)
-        missing = None if candidates else RequiredPackageProducer.why_none(requirement, context)
-        need = Needs(
-            requirement, requirement.describe(), tuple(candidates), missing, requirement.package
-        )
-        pairs: list[tuple[Constraint, Fact]] = [
-            (Mandatory(), Requested(requirement)),
-            (Dependency(*(bundle_id(b) for b in candidates)), need),
-        ]
-        return make("required", f"{label}: required package {requirement.package}", pairs)
 
     def _conflict(
         self,

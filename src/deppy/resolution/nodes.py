@@ -43,19 +43,25 @@ class RequiredPackageProducer:
         for requirement in context.request.required:
             seen[requirement.package] = seen.get(requirement.package, 0) + 1
             suffix = f" #{seen[requirement.package]}" if seen[requirement.package] > 1 else ""
-            candidates = self.candidates(requirement, context)
-            missing = None if candidates else self.why_none(requirement, context)
-            need = Needs(
-                requirement, requirement.describe(), tuple(candidates), missing, requirement.package
-            )
-            pairs: list[tuple[Constraint, Fact]] = [
-                (Mandatory(), Requested(requirement)),
-                (Dependency(*(bundle_id(b) for b in candidates)), need),
-            ]
-            produced.append(
-                make("required", f"required package {requirement.package}{suffix}", pairs)
-            )
+            label = f"required package {requirement.package}{suffix}"
+            produced.append(self.variable(requirement, label, context))
         return produced
+
+    @classmethod
+    def variable(
+        cls, requirement: RequiredPackage, label: str, context: ResolutionContext
+    ) -> OLMVariable:
+        """The mandatory variable of one requirement, depending on its candidates."""
+        candidates = cls.candidates(requirement, context)
+        missing = None if candidates else cls.why_none(requirement, context)
+        need = Needs(
+            requirement, requirement.describe(), tuple(candidates), missing, requirement.package
+        )
+        pairs: list[tuple[Constraint, Fact]] = [
+            (Mandatory(), Requested(requirement)),
+            (Dependency(*(bundle_id(b) for b in candidates)), need),
+        ]
+        return make("required", label, pairs)
 
     @staticmethod
     def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
