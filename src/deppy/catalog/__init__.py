@@ -2,8 +2,10 @@
 
 File-Based Catalog and bundle-directory loading, the catalog model (packages, channels,
 bundles, properties, deprecations), olm.constraint parsing and CEL, blang/semver versions and
-ranges, upgrade edges within a channel, and ``CatalogSet`` — several catalogs seen as one
+ranges, upgrade edges within a channel, channel and catalog checks, the rows package search
+ranks, an overlay of one catalog over others, and ``CatalogSet`` — several catalogs seen as one
 ``BundleSource``.
 
-May import: ``errors`` only (nothing from resolution, pipeline, solver or the front doors).
+May import: ``errors`` and ``input_limits`` only (nothing from resolution, pipeline, solver or
+the front doors).
 """

@@ -28,7 +28,8 @@ Public API (importing ``deppy.cluster`` loads neither ``kubernetes`` nor ``grpc`
   ``grpc://`` or ``http(s)://`` catalog. Serving: ``deppy.cluster.registry_server.
   start_registry_server(catalog)`` (gRPC) and ``deppy.cluster.http_catalog.start_http_server``.
 
-May import: ``resolution``, ``store``, ``catalog``, ``errors``. Never a front door.
+May import: ``resolution``, ``store``, ``catalog``, ``errors``, ``input_limits``. Never a front
+door.
 """
 
 from deppy.cluster.catalogs import CatalogEndpoint, catalog_endpoints, load_cluster_catalogs
