@@ -17,6 +17,7 @@ import click
 
 from deppy.cli.data_output import SETTINGS
 from deppy.cli.exit_codes import EXIT_INPUT_ERROR, reader_gone
+from deppy.cli.quick import is_text
 from deppy.errors import DeppyError, excerpt
 
 
@@ -106,11 +107,3 @@ def register_commands() -> None:
     """Import every ``*_command`` module of this package: each registers its subcommand."""
     for module in _command_modules():
         importlib.import_module(f"deppy.cli.{module}_command")
-
-
-def is_text(arg: str) -> bool:
-    try:
-        arg.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

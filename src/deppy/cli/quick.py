@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 def answer(args: Sequence[str]) -> int | None:
     """The exit code when the arguments were answered here, None to let click handle them."""
-    if not all(_is_text(arg) for arg in args):
+    if not all(is_text(arg) for arg in args):
         return None  # click refuses arguments that are not UTF-8 text, with the message
     if list(args) == ["--version"]:
         from deppy import __version__
@@ -62,7 +62,8 @@ def _solve(args: Sequence[str]) -> int | None:
     return solve_files(files, output)
 
 
-def _is_text(arg: str) -> bool:
+def is_text(arg: str) -> bool:
+    """Whether ``arg`` is text (not raw bytes the shell passed, held as lone surrogates)."""
     try:
         arg.encode("utf-8")
     except UnicodeEncodeError:
