@@ -40,7 +40,7 @@ from deppy.pipeline.events import Batch
 from deppy.pipeline.library import NodeConfig, Run
 from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.dependencies import needs_of
-from deppy.resolution.nodes import RequiredPackageProducer
+from deppy.resolution.nodes import RequiredPackageProducer, has_property
 from deppy.resolution.request import PropertyRestriction, RequiredPackage
 from deppy.resolution.request_parsing import parse_range, required_from_parts
 from deppy.resolution.variables import (
@@ -86,7 +86,7 @@ class Selector:
             and (self.catalog is None or bundle.catalog == self.catalog)
             and (self.versions is None or self.versions.contains(bundle.version))
             and (self.label is None or self.label in bundle.labels)
-            and (self.with_property is None or _has_property(bundle, *self.with_property))
+            and (self.with_property is None or has_property(bundle, *self.with_property))
             and (self.channel is None or order.in_channel(bundle, self.channel))
         )
 
@@ -94,17 +94,6 @@ class Selector:
         catalogs = context.catalogs
         found = catalogs.bundles_of(self.package) if self.package else catalogs.all_bundles()
         return [b for b in found if self.matches(b, context.order)]
-
-
-def _has_property(bundle: Bundle, kind: str, value: str) -> bool:
-    for prop in bundle.properties:
-        if prop.type != kind:
-            continue
-        raw = prop.value
-        values = raw.values() if isinstance(raw, Mapping) else [raw]
-        if any(str(v) == value for v in values):
-            return True
-    return False
 
 
 def _text(raw: Mapping[str, Any], key: str, where: str) -> str | None:

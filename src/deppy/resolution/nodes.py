@@ -8,7 +8,7 @@ pipeline engine can run, observe and replace them without knowing what they do.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
@@ -231,19 +231,19 @@ class RuntimeConstraints:
                 "kubernetes",
             )
         for restriction in context.request.exclude:
-            if _has_property(bundle, restriction.type, restriction.value):
+            if has_property(bundle, restriction.type, restriction.value):
                 yield Excluded(bundle, restriction)
 
 
-def _has_property(bundle: Bundle, kind: str, value: str) -> bool:
+def has_property(bundle: Bundle, kind: str, value: str) -> bool:
+    """Whether a property of type ``kind`` has ``value`` (as text), or an object holding it
+    (``--exclude olm.package=etcd``, a filter's ``property``)."""
     for prop in bundle.properties:
         if prop.type != kind:
             continue
         raw = prop.value
-        if isinstance(raw, dict):
-            if any(str(v) == value for v in raw.values()):
-                return True
-        elif str(raw) == value:
+        values = raw.values() if isinstance(raw, Mapping) else [raw]
+        if any(str(v) == value for v in values):
             return True
     return False
 
