@@ -23,7 +23,7 @@ from deppy.controller.requests import (
     input_requirements,
     operator_input_constraints,
 )
-from deppy.controller.resolveset import SetEntry, build
+from deppy.controller.resolveset import Resolveset, SetEntry, build
 from deppy.errors import InputError
 from deppy.resolution.node_library import minimal_version_pipeline
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
@@ -268,24 +268,13 @@ def test_a_wildcard_covers_and_a_narrower_rule_is_not_new() -> None:
 
 def test_resolveset_names_follow_the_content(community: CatalogSet) -> None:
     etcd = next(b for b in community.bundles_of("etcd") if str(b.version) == "0.9.4")
-    first = build(
-        "subscription",
-        [SetEntry(etcd, "alpha")],
-        dry_run=False,
-        provisioner_class="deppy.resolveset",
-    )
-    again = build(
-        "subscription",
-        [SetEntry(etcd, "alpha")],
-        dry_run=False,
-        provisioner_class="deppy.resolveset",
-    )
-    other = build(
-        "subscription",
-        [SetEntry(etcd, "alpha", pivot_from="etcdoperator.v0.9.2")],
-        dry_run=False,
-        provisioner_class="deppy.resolveset",
-    )
+
+    def resolveset(entry: SetEntry) -> Resolveset:
+        return build("subscription", [entry], dry_run=False, provisioner_class="deppy.resolveset")
+
+    first = resolveset(SetEntry(etcd, "alpha"))
+    again = resolveset(SetEntry(etcd, "alpha"))
+    other = resolveset(SetEntry(etcd, "alpha", pivot_from="etcdoperator.v0.9.2"))
     assert first == again and first.name != other.name
     assert first.name.startswith("subscription-")
     assert '"pivotFrom"' in other.data["resolved.bundles.json"]
