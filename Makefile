@@ -1,5 +1,6 @@
 # The two commands of the README's quick start. Both build .venv on a fresh machine, with the exact
-# versions of uv.lock (installed by uv, itself pinned and installed from PyPI into .venv-tools).
+# versions of uv.lock (installed by uv, itself pinned and installed from PyPI into .venv-tools;
+# --system-certs: uv trusts the machine's certificate store, as pip does).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -17,11 +18,11 @@ $(UV):
 
 # `make run` needs only what deppy itself uses; the tools of `make test` come on top of it.
 $(RUNTIME): pyproject.toml uv.lock | $(UV)
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --inexact --python $(PYTHON) --quiet
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --inexact --system-certs --python $(PYTHON) --quiet
 	touch $(RUNTIME)
 
 $(STAMP): pyproject.toml uv.lock | $(UV)
-	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --extra dev --python $(PYTHON) --quiet
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --extra dev --system-certs --python $(PYTHON) --quiet
 	touch $(RUNTIME) $(STAMP)
 
 install: $(RUNTIME)  ## .venv/bin/deppy, or `source .venv/bin/activate` to have `deppy` on PATH
@@ -54,7 +55,7 @@ proto: $(STAMP)  ## regenerate deppy/cluster/registry_pb2*.py from registry.prot
 		--grpc_python_out=. deppy/cluster/registry.proto
 
 lock: $(UV)  ## after changing dependencies in pyproject.toml
-	$(UV) lock
+	$(UV) lock --system-certs
 
 clean:
 	rm -rf $(VENV) $(TOOLS) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -3,7 +3,9 @@ deadline, busy solvers), the bearer token and catalog reloads (small real catalo
 
 from __future__ import annotations
 
+import io
 import shutil
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -238,3 +240,28 @@ def test_a_reload_waits_for_requests_using_the_old_catalogs(tmp_path: Path) -> N
     assert first.closed
     assert state.current is not None and state.current.source.names() == ["odf2"]
     state.close()
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "why"),
+    [
+        ("../escape.yaml", tarfile.REGTYPE, "a path outside the archive"),
+        ("/etc/escape.yaml", tarfile.REGTYPE, "a path outside the archive"),
+        ("link", tarfile.SYMTYPE, "only files and directories"),
+    ],
+)
+def test_validate_refuses_archives_that_reach_outside_themselves(
+    api: TestClient, name: str, kind: bytes, why: str
+) -> None:
+    """Checked by deppy itself, on every Python 3.11 (tarfile's data filter is 3.11.4+)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        member = tarfile.TarInfo(name)
+        member.type = kind
+        member.linkname = "/etc/passwd" if kind == tarfile.SYMTYPE else ""
+        archive.addfile(member, io.BytesIO(b"") if kind == tarfile.REGTYPE else None)
+    response = api.post(
+        "/api/v1/validate", content=buffer.getvalue(), headers={"Content-Type": "application/gzip"}
+    )
+    assert response.status_code == 422 and response.json()["field"] == "body"
+    assert why in response.json()["detail"]

@@ -108,6 +108,7 @@ def unpack_bundle(body: bytes, into: Path) -> Path:
                 raise Problem(
                     413, f"the archive unpacks to more than {MAX_UNPACKED} bytes", field="body"
                 )
+            root = into.resolve()
             for member in members:
                 if not (member.isfile() or member.isdir()):
                     raise Problem(
@@ -115,7 +116,13 @@ def unpack_bundle(body: bytes, into: Path) -> Path:
                         f"{member.name}: only files and directories may be in the archive",
                         field="body",
                     )
-            archive.extractall(into, filter="data")
+                if not (root / member.name).resolve().is_relative_to(root):
+                    raise Problem(422, f"{member.name}: a path outside the archive", field="body")
+            # tarfile's "data" filter (Python 3.11.4+) checks the same again where it exists
+            if hasattr(tarfile, "data_filter"):
+                archive.extractall(into, filter="data")
+            else:  # pragma: no cover - Python 3.11.0-3.11.3
+                archive.extractall(into)
     except (tarfile.TarError, EOFError, OSError, ValueError) as error:
         raise Problem(
             400,
