@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 
-from deppy.catalog.fbc_files import catalog_files, read_docs
+from deppy.catalog.fbc.files import catalog_files, read_docs
 
 
 def fbc_stream(root: Path) -> bytes:

@@ -6,6 +6,9 @@ ranges, upgrade edges within a channel, channel and catalog checks, the rows pac
 ranks, an overlay of one catalog over others, and ``CatalogSet`` — several catalogs seen as one
 ``BundleSource``.
 
+Sub-rooms: ``fbc/`` (File-Based Catalog loading), ``cel/`` (the CEL of olm.constraint rules),
+``semver/`` (versions and ranges as blang reads them).
+
 May import: ``errors`` and ``input_limits`` only (nothing from resolution, pipeline, solver or
 the front doors).
 """

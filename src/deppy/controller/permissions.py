@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deppy.catalog.fbc_objects import csv_in_manifest
+from deppy.catalog.fbc.objects import csv_in_manifest
 from deppy.catalog.model import Bundle
 from deppy.catalog.properties import BUNDLE_OBJECT
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from deppy.catalog.fbc_files import Doc
-from deppy.catalog.fbc_objects import SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS
+from deppy.catalog.fbc.files import Doc
+from deppy.catalog.fbc.objects import SCHEMA_BUNDLE, SCHEMA_CHANNEL, SCHEMA_DEPRECATIONS
 from deppy.catalog.model import Bundle, Channel, Deprecation, LoadProblem, Package
 
 

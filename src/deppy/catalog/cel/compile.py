@@ -10,7 +10,7 @@ from typing import Any, Final
 from celpy.evaluation import celstr
 from lark import Token, Tree
 
-from deppy.catalog.cel_macros import (
+from deppy.catalog.cel.macros import (
     Env,
     Fn,
     _exists_one_macro,
@@ -19,7 +19,7 @@ from deppy.catalog.cel_macros import (
     _map_macro,
     _quantifier,
 )
-from deppy.catalog.cel_operators import (
+from deppy.catalog.cel.operators import (
     _add,
     _div,
     _eq,
@@ -42,7 +42,7 @@ from deppy.catalog.cel_operators import (
     _to_int,
     _to_string,
 )
-from deppy.catalog.cel_values import (
+from deppy.catalog.cel.values import (
     _INT64_MAX,
     _INT64_MIN,
     CelCompileError,

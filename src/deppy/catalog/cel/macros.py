@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from deppy.catalog.cel_operators import (
+from deppy.catalog.cel.operators import (
     _Err,
     _items,
 )
-from deppy.catalog.cel_values import (
+from deppy.catalog.cel.values import (
     _BUDGET,
     _OutOfBudget,
     _type_name,

@@ -12,8 +12,8 @@ counts as a file, an object and a valid value follows operator-registry (``alpha
 
 Speed matters (a full community index is tens of megabytes): files are parsed once with orjson
 or libyaml, parsed values are kept as they are, and versions and APIs are parsed once per text.
-Here: the loader and its entry points; one object's fields in fbc_objects, checks across
-objects in fbc_checks, which files and documents in fbc_files.
+Here: the loader and its entry points; one object's fields in ``objects``, checks across
+objects in ``checks``, which files and documents in ``files``.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from deppy.catalog.fbc_checks import CatalogObjects, RawChannel
-from deppy.catalog.fbc_files import Doc, catalog_files, read_docs
-from deppy.catalog.fbc_objects import (
+from deppy.catalog.fbc.checks import CatalogObjects, RawChannel
+from deppy.catalog.fbc.files import Doc, catalog_files, read_docs
+from deppy.catalog.fbc.objects import (
     SCHEMA_BUNDLE,
     SCHEMA_CHANNEL,
     SCHEMA_DEPRECATIONS,

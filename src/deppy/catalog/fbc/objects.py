@@ -4,7 +4,7 @@ operator-registry's ``alpha/declcfg`` decides what a valid ``olm.package``, ``ol
 ``olm.bundle`` or ``olm.deprecations`` object is; :class:`ObjectReader` follows it, raising
 ValueError for an object that must be skipped and reporting lesser problems (an entry, a
 relatedImages item) through its ``report`` callback. Cross-object checks (duplicates, orphans,
-channel entries without a bundle) live in :mod:`deppy.catalog.fbc_checks`.
+channel entries without a bundle) live in :mod:`deppy.catalog.fbc.checks`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import yaml
 
-from deppy.catalog.fbc_files import Doc
+from deppy.catalog.fbc.files import Doc
 from deppy.catalog.model import Bundle, ChannelEntry, Deprecation, Package, Property
 from deppy.catalog.properties import CSV_METADATA, interpret, parse_range
 from deppy.catalog.semver import VersionError

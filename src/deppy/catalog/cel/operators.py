@@ -12,7 +12,7 @@ from typing import Any, Final
 
 import re2  # type: ignore[import-untyped]
 
-from deppy.catalog.cel_values import (
+from deppy.catalog.cel.values import (
     _INT64_MAX,
     _INT64_MIN,
     CelEvaluationError,

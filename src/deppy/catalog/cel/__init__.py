@@ -15,8 +15,8 @@ with cel-go's semantics: heterogeneous equality (``1 == 1.0``, ``"a" == 1`` is f
 unsigned ints, type values) falls back to cel-python's interpreter, slower but complete. Every
 evaluation runs on a cost budget (:data:`COST_BUDGET`); a rule past it is cut off.
 
-Here: programs and ``compile_rule``. Values and errors live in ``cel_values``, cel-go's operators
-in ``cel_operators``, macros in ``cel_macros``, the compiler in ``cel_compile``.
+Here: programs and ``compile_rule``. Values and errors live in ``values``, cel-go's operators
+in ``operators``, macros in ``macros``, the compiler in ``compile``.
 
 Why not the ``common-expression-language`` package (Rust): it counts ``size()`` of a string in
 UTF-8 bytes (cel-go and cel-python count code points), has no type check (a rule giving an int
@@ -35,17 +35,17 @@ from celpy import celtypes
 from celpy.celparser import CELParseError, CELParser
 from celpy.evaluation import CELEvalError, Evaluator
 
-from deppy.catalog.cel_compile import (
+from deppy.catalog.cel.compile import (
     Node,
     _Compiler,
 )
-from deppy.catalog.cel_macros import (
+from deppy.catalog.cel.macros import (
     Fn,
 )
-from deppy.catalog.cel_operators import (
+from deppy.catalog.cel.operators import (
     _Err,
 )
-from deppy.catalog.cel_values import (
+from deppy.catalog.cel.values import (
     _BUDGET,
     _SLOW_NODE_COST,
     COST_BUDGET,
