@@ -6,6 +6,8 @@ The options' defaults are ``ServiceConfig``'s (a plain dataclass, cheap to impor
 
 from __future__ import annotations
 
+import socket
+
 import click
 
 from deppy.cli.main import cli
@@ -93,12 +95,52 @@ def serve_cmd(
         solvers=solvers,
         reload_interval=reload_interval,
     )
+    listener = listen(host, port)
     import uvicorn
 
     from deppy.service.app import create_app
 
     click.echo("deppy: loading catalogs …", err=True)
     app = create_app(config, report=lambda line: click.echo(line, err=True))
-    shown = "localhost" if is_loopback(host) else host
-    click.echo(f"deppy: serving on http://{shown}:{port}/ (API docs at /docs)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    click.echo(f"deppy: serving on {url_of(listener)} (API docs at /docs)", err=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server.run(sockets=[listener])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the catalogs load: an address that cannot be used
+    (unknown name, ``[::1]`` on a machine without IPv6, a port in use) is one error line, and
+    ``--port 0`` learns the port the system chose, to print it."""
+    address = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(
+            address, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        listener = socket.socket(family, kind, proto)
+    except (OSError, UnicodeError) as error:
+        raise InputError(f"--host {host}", f"cannot listen there: {_reason(error)}") from None
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(where)
+        listener.listen(128)
+    except OSError as error:
+        listener.close()
+        raise InputError(
+            f"--host {host} --port {port}",
+            f"cannot listen there: {_reason(error)}",
+            "choose another port (--port 0 lets the system pick a free one)",
+        ) from None
+    return listener
+
+
+def url_of(listener: socket.socket) -> str:
+    """The address to print: ``localhost`` for IPv4 loopback, brackets around IPv6."""
+    address, port = listener.getsockname()[:2]
+    if listener.family == socket.AF_INET6:
+        return f"http://[{address}]:{port}/"
+    shown = "localhost" if is_loopback(address) else address
+    return f"http://{shown}:{port}/"
+
+
+def _reason(error: BaseException) -> str:
+    return getattr(error, "strerror", None) or str(error) or type(error).__name__

@@ -123,6 +123,12 @@ class _Collector:
             self.problems.append(f"{where}: not a Kubernetes object (a {type(doc).__name__})")
             return
         kind = doc.get("kind")
+        if kind is not None and not isinstance(kind, str):
+            raise InputError(
+                f"{where}: kind",
+                f"expected text (a Kubernetes kind), found a {type(kind).__name__}",
+                "export the objects again with 'kubectl get -o yaml' or 'deppy cluster export'",
+            )
         if kind == EXPORT_KIND:
             self.add_export(doc, where)
         elif isinstance(kind, str) and kind.endswith("List") and isinstance(doc.get("items"), list):

@@ -58,7 +58,20 @@ def read_csv_file(path: Path) -> tuple[dict[str, Any], bool]:
             f"expected one ClusterServiceVersion, found {len(csvs)}",
             "give the CSV manifest of a bundle (manifests/*.clusterserviceversion.yaml)",
         )
-    return dict(csvs[0]), is_json
+    csv = dict(csvs[0])
+    where = f"{path}: {describe(csv, KIND_CSV)}"
+    metadata = csv.get("metadata")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise InputError(
+            f"{where}: metadata", f"expected a mapping, found a {type(metadata).__name__}"
+        )
+    annotations = (metadata or {}).get("annotations")
+    if annotations is not None and not isinstance(annotations, Mapping):
+        raise InputError(
+            f"{where}: metadata.annotations",
+            f"expected a mapping of text, found a {type(annotations).__name__}",
+        )
+    return csv, is_json
 
 
 def bundle_properties(source: BundleSource, name: str) -> list[Property]:

@@ -1,0 +1,128 @@
+"""Catalog content is untrusted input too (issue 19): what a catalog, a CSV, a cluster export or a
+custom resource holds cannot hang deppy, blow up its memory or end in a traceback.
+
+Each test reproduces one finding of the fuzz campaign that found them; run against the code
+before the fix, each fails.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_store_support import DEPPY
+
+
+def deppy(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, DEPPY_HOME=str(home))
+    return subprocess.run([*DEPPY, *args], env=env, capture_output=True, text=True, timeout=120)
+
+
+def one_error_line(result: subprocess.CompletedProcess[str], *words: str) -> str:
+    """Exit 2 and exactly one line on stderr, ``deppy: error: …``, naming ``words``."""
+    assert result.returncode == 2, (result.returncode, result.stderr[-2000:])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("deppy: error: "), result.stderr[-2000:]
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+# -- 5. cluster input: a kind that is not text, a CSV whose metadata is not a mapping -----------
+
+
+def test_a_cluster_object_whose_kind_is_a_list_is_one_error_line(tmp_path: Path) -> None:
+    state = tmp_path / "state.yaml"
+    state.write_text("apiVersion: v1\nkind: [Subscription]\nmetadata: {name: etcd}\n")
+    result = deppy("resolve", "--cluster", str(state), "--require", "etcd", home=tmp_path)
+    one_error_line(result, "state.yaml", "kind", "list")
+
+
+@pytest.mark.parametrize(
+    ("metadata", "field"),
+    [("[a]", "metadata"), ("{name: etcd.v1.0.0, annotations: [a]}", "metadata.annotations")],
+)
+def test_a_csv_whose_metadata_is_not_a_mapping_is_one_error_line(
+    tmp_path: Path, metadata: str, field: str
+) -> None:
+    csv = tmp_path / "etcd.clusterserviceversion.yaml"
+    csv.write_text(
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\n"
+        f"metadata: {metadata}\nspec: {{version: 1.0.0}}\n"
+    )
+    line = one_error_line(deppy("properties", str(csv), home=tmp_path), "ClusterServiceVersion")
+    assert f": {field}: expected a mapping" in line
+
+
+# -- 6. deppy serve: IPv6 loopback in brackets, port 0, an address that cannot be used ---------
+
+
+def serving(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    """Start ``deppy serve ARGS`` and wait for its "serving on" line; returns the URL."""
+    catalog = Path(__file__).parents[1] / "src" / "deppy" / "data" / "catalog"
+    env = dict(os.environ, DEPPY_HOME=str(tmp_path))
+    process = subprocess.Popen(
+        [*DEPPY, "serve", "--catalog", str(catalog), *args],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        found = re.search(r"serving on (\S+)", line)
+        if found:
+            return process, found.group(1)
+    process.wait(timeout=30)
+    pytest.fail(f"deppy serve stopped with {process.returncode} before serving")
+
+
+def answers(url: str) -> bool:
+    import urllib.request
+
+    for _ in range(50):
+        try:
+            with urllib.request.urlopen(url + "openapi.json", timeout=5) as response:
+                return bool(response.status == 200)
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="this machine has no IPv6")
+def test_serve_listens_on_ipv6_loopback_and_prints_the_port_chosen(tmp_path: Path) -> None:
+    process, url = serving(tmp_path, "--host", "[::1]", "--port", "0")
+    try:
+        assert re.fullmatch(r"http://\[::1\]:[1-9][0-9]*/", url), url
+        assert answers(url)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_serve_on_port_0_prints_the_port_it_listens_on(tmp_path: Path) -> None:
+    process, url = serving(tmp_path, "--port", "0")
+    try:
+        assert re.fullmatch(r"http://localhost:[1-9][0-9]*/", url), url
+        assert answers(url.replace("localhost", "127.0.0.1"))
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_serve_on_an_address_it_cannot_use_is_one_error_line(tmp_path: Path) -> None:
+    token = tmp_path / "token"
+    token.write_text("secret\n")
+    unknown = deppy("serve", "--host", "no-such-host.invalid", "--token-file", str(token),
+                    home=tmp_path)  # fmt: skip
+    one_error_line(unknown, "--host no-such-host.invalid", "cannot listen")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        one_error_line(deppy("serve", "--port", port, home=tmp_path), port, "--port 0")
