@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deppy.catalog import cel
+from deppy.catalog.cel import interpreter
 from deppy.catalog.cel import (
     CelCompileError,
     CelEvaluationError,
@@ -573,7 +574,7 @@ def test_compile_errors(rule: str, message: str) -> None:
 
 
 def _slow(rule: str) -> cel.CelProgram:
-    return cel.CelProgram(rule, "forced", None, cel._celpy_program(cel._parse(rule)))
+    return cel.CelProgram(rule, "forced", None, interpreter.program(cel._parse(rule)))
 
 
 small_ints = st.integers(-3, 3).map(str)

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-import celpy
 from celpy import celtypes
 from celpy.celparser import CELParseError, CELParser
-from celpy.evaluation import CELEvalError, Evaluator
+from celpy.evaluation import CELEvalError
 
+from deppy.catalog.cel import interpreter
 from deppy.catalog.cel.compile import (
     Node,
     _Compiler,
@@ -47,7 +47,6 @@ from deppy.catalog.cel.operators import (
 )
 from deppy.catalog.cel.values import (
     _BUDGET,
-    _SLOW_NODE_COST,
     COST_BUDGET,
     CelBudgetExceeded,
     CelCompileError,
@@ -107,9 +106,8 @@ class CelProgram:
         raise CelEvaluationError(f"cel expression evaluated to {_type_name(result)}, not bool")
 
     def _evaluate_slow(self, properties: CelProperties) -> Any:
-        evaluator = _BudgetedEvaluator(self._slow.ast, self._slow.new_activation(), [COST_BUDGET])
         try:
-            result = evaluator.evaluate({"properties": properties.as_celpy()})
+            result = interpreter.evaluate(self._slow, properties.as_celpy(), [COST_BUDGET])
         except CELEvalError as err:
             raise CelEvaluationError(_celpy_message(err)) from None
         except (TypeError, ValueError, KeyError, ArithmeticError, RecursionError) as err:
@@ -128,23 +126,6 @@ def _cut_off() -> str:
         f"evaluation cut off: the rule costs more than deppy's budget of {COST_BUDGET:,} "
         "steps on this bundle"
     )
-
-
-class _BudgetedEvaluator(Evaluator):
-    """cel-python's interpreter, spending one unit of the budget per syntax-tree node."""
-
-    def __init__(self, ast: Any, activation: Any, budget: list[int]) -> None:
-        super().__init__(ast, activation=activation)
-        self.budget = budget
-
-    def sub_evaluator(self, ast: Any) -> Evaluator:
-        return _BudgetedEvaluator(ast, self.activation, self.budget)
-
-    def visit_children(self, tree: Any) -> Any:
-        self.budget[0] -= _SLOW_NODE_COST
-        if self.budget[0] < 0:
-            raise _OutOfBudget
-        return super().visit_children(tree)
 
 
 def _celpy_message(err: CELEvalError) -> str:
@@ -166,23 +147,6 @@ def _parse(rule: str) -> Node:
     return tree
 
 
-def _celpy_semver_compare(a: Any, b: Any) -> Any:
-    try:
-        return celtypes.IntType(semver_compare(a, b))
-    except CelEvaluationError as err:
-        return CELEvalError(str(err), ValueError, (str(err),))
-
-
-_ENVIRONMENT: Any = None
-
-
-def _celpy_program(tree: Node) -> Any:
-    global _ENVIRONMENT
-    if _ENVIRONMENT is None:
-        _ENVIRONMENT = celpy.Environment()
-    return _ENVIRONMENT.program(tree, functions={"semver_compare": _celpy_semver_compare})
-
-
 @lru_cache(maxsize=1024)
 def compile_rule(rule: str) -> CelProgram:
     """Compile a rule once (cached by text), with the checks cel-go makes at compile time."""
@@ -202,4 +166,4 @@ def compile_rule(rule: str) -> CelProgram:
         )
     if compiler.slow_reason is None:
         return CelProgram(rule, None, fast, None)
-    return CelProgram(rule, compiler.slow_reason, None, _celpy_program(tree))
+    return CelProgram(rule, compiler.slow_reason, None, interpreter.program(tree))

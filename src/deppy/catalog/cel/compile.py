@@ -43,6 +43,7 @@ from deppy.catalog.cel.operators import (
     _to_string,
 )
 from deppy.catalog.cel.values import (
+    _BUDGET,
     _INT64_MAX,
     _INT64_MIN,
     CelCompileError,
@@ -68,21 +69,20 @@ _TIME_METHODS: Final = frozenset(
 )  # fmt: skip
 _SLOW_FUNCTIONS: Final = frozenset({"uint", "bytes", "type", "duration", "timestamp"})
 _BINARY: Final[dict[str, tuple[Callable[[Any, Any], Any], str]]] = {
-    "addition_add": (_add, "+"),
     "addition_sub": (_sub, "-"),
     "multiplication_mul": (_mul, "*"),
     "multiplication_div": (_div, "/"),
     "multiplication_mod": (_mod, "%"),
 }
-_RELATIONS: Final[dict[str, Callable[[Any, Any], bool]]] = {
+_RELATIONS: Final[dict[str, Callable[[Any, Any, list[int]], bool]]] = {
     "relation_eq": _eq,
-    "relation_ne": lambda a, b: not _eq(a, b),
-    "relation_lt": lambda a, b: _lt(*_order(a, b, "<")),
-    "relation_le": lambda a, b: _le(*_order(a, b, "<=")),
-    "relation_gt": lambda a, b: _lt(*reversed(_order(a, b, ">"))),
-    "relation_ge": lambda a, b: _le(*reversed(_order(a, b, ">="))),
+    "relation_ne": lambda a, b, budget: not _eq(a, b, budget),
+    "relation_lt": lambda a, b, _: _lt(*_order(a, b, "<")),
+    "relation_le": lambda a, b, _: _le(*_order(a, b, "<=")),
+    "relation_gt": lambda a, b, _: _lt(*reversed(_order(a, b, ">"))),
+    "relation_ge": lambda a, b, _: _le(*reversed(_order(a, b, ">="))),
     "relation_in": _in,
-}
+}  # each gets the evaluation's budget: ==, != and in walk lists and maps
 
 
 def _lt(a: Any, b: Any) -> bool:
@@ -152,7 +152,7 @@ class _Compiler:
         test = _RELATIONS[str(op_node.data)]
         left, _ = self.compile(op_node.children[0])
         right, _ = self.compile(right_node)
-        return (lambda env: test(left(env), right(env))), "bool"
+        return (lambda env: test(left(env), right(env), env[_BUDGET])), "bool"
 
     def _n_addition(self, n: Node) -> tuple[Fn, str]:
         return self._arithmetic(n)
@@ -165,10 +165,13 @@ class _Compiler:
             return self.compile(n.children[0])
         op_node, right_node = n.children
         assert isinstance(op_node, Tree)
-        apply, _ = _BINARY[str(op_node.data)]
         left, t1 = self.compile(op_node.children[0])
         right, t2 = self.compile(right_node)
-        return (lambda env: apply(left(env), right(env))), t1 if t1 == t2 else "dyn"
+        kind = t1 if t1 == t2 else "dyn"
+        if op_node.data == "addition_add":
+            return (lambda env: _add(left(env), right(env), env[_BUDGET])), kind
+        apply, _ = _BINARY[str(op_node.data)]
+        return (lambda env: apply(left(env), right(env))), kind
 
     def _n_unary(self, n: Node) -> tuple[Fn, str]:
         if len(n.children) == 1:

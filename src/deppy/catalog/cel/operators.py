@@ -15,10 +15,12 @@ import re2  # type: ignore[import-untyped]
 from deppy.catalog.cel.values import (
     _INT64_MAX,
     _INT64_MIN,
+    TEXT_PER_STEP,
     CelEvaluationError,
     _from_json,
     _JsonList,
     _JsonMap,
+    _spend,
     _type_name,
     go_sprint,
     semver_compare,
@@ -36,20 +38,23 @@ def _is_num(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _eq(a: Any, b: Any) -> bool:
-    """cel-go's heterogeneous equality: other types are unequal, numbers compare by value."""
+def _eq(a: Any, b: Any, budget: list[int] | None = None) -> bool:
+    """cel-go's heterogeneous equality: other types are unequal, numbers compare by value.
+
+    Comparing lists or maps walks them: each item costs a step of ``budget`` (when given), so
+    comparing values that share structure many times over cannot run unbounded."""
     if isinstance(a, list):
-        return (
-            isinstance(b, list)
-            and len(a) == len(b)
-            and all(_eq(x, y) for x, y in zip(a, b, strict=True))
-        )
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        if budget is not None:
+            _spend(budget, len(a))
+        return all(_eq(x, y, budget) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
-        return (
-            isinstance(b, dict)
-            and len(a) == len(b)
-            and all(k in b and _eq(v, b[k]) for k, v in a.items())
-        )
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        if budget is not None:
+            _spend(budget, len(a))
+        return all(k in b and _eq(v, b[k], budget) for k, v in a.items())
     if type(a) is type(b):
         return bool(a == b)
     return _is_num(a) and _is_num(b) and bool(a == b)
@@ -74,10 +79,14 @@ def _same_kind(a: Any, b: Any, op: str) -> type:
     return ta
 
 
-def _add(a: Any, b: Any) -> Any:
+def _add(a: Any, b: Any, budget: list[int]) -> Any:
+    """``+``; a concatenation pays for what it copies (the rule's memory is its budget)."""
     if isinstance(a, list) and isinstance(b, list):
+        _spend(budget, len(a) + len(b))
         return [*_items(a), *_items(b)]
     kind = _same_kind(a, b, "+")
+    if kind is str:
+        _spend(budget, (len(a) + len(b)) // TEXT_PER_STEP)
     if kind is int:
         return _int64(a + b)
     if kind in (float, str):
@@ -173,11 +182,13 @@ def _index(obj: Any, key: Any) -> Any:
     raise _Err(f"no such overload: {_type_name(obj)}[{_type_name(key)}]")
 
 
-def _in(item: Any, container: Any) -> bool:
+def _in(item: Any, container: Any, budget: list[int]) -> bool:
+    if isinstance(container, list | dict):
+        _spend(budget, len(container))
     if isinstance(container, list):
-        return any(_eq(item, x) for x in container)
+        return any(_eq(item, x, budget) for x in container)
     if isinstance(container, dict):
-        return any(_eq(item, k) for k in container)
+        return any(_eq(item, k, budget) for k in container)
     raise _Err(f"no such overload: {_type_name(item)} in {_type_name(container)}")
 
 

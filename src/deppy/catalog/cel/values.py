@@ -32,10 +32,22 @@ _SLOW_NODE_COST: Final = 25
 
 _BUDGET: Final = "\x00budget"  # where an evaluation's remaining budget sits in the environment
 
+TEXT_PER_STEP: Final = 64
+"""Characters (of a string) or bytes one step pays for when an operation copies or compares them.
+Charging what concatenation and deep comparison touch, not one step per node, is what bounds a
+rule's time *and* memory: a rule can only build values as large as the budget it spends."""
+
 
 class _OutOfBudget(BaseException):
     """The budget ran out. A BaseException so that no error handler on the way (cel-go's
     commutative error semantics, cel-python's) mistakes it for a value."""
+
+
+def _spend(budget: list[int], cost: int) -> None:
+    """Take ``cost`` steps from an evaluation's budget; past it, the rule is cut off."""
+    budget[0] -= cost
+    if budget[0] < 0:
+        raise _OutOfBudget
 
 
 def _size_of(node: Any) -> int:
