@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deppy.catalog import cel
-from deppy.catalog.cel import interpreter
 from deppy.catalog.cel import (
     CelCompileError,
     CelEvaluationError,
     CelProperties,
     compile_rule,
     go_float,
+    interpreter,
     semver_compare,
 )
 from deppy.catalog.constraint_spec import (
