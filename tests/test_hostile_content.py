@@ -12,7 +12,9 @@ import re
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -194,3 +196,195 @@ def test_serve_on_an_address_it_cannot_use_is_one_error_line(tmp_path: Path) -> 
         taken.listen()
         port = str(taken.getsockname()[1])
         one_error_line(deppy("serve", "--port", port, home=tmp_path), port, "--port 0")
+
+
+# -- 3. approval on a CSV whose permissions cannot be read ---------------------------------------
+
+
+def bundle_with_csv(spec: object) -> Any:
+    """A catalog bundle embedding a CSV (olm.bundle.object) whose ``spec`` is given."""
+    import base64
+    import json
+
+    from deppy.catalog.model import Bundle as CatalogBundle
+    from deppy.catalog.semver import Version
+
+    csv = {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+           "metadata": {"name": "p.v1.0.0"}, "spec": spec}  # fmt: skip
+    data = base64.b64encode(json.dumps(csv).encode()).decode()
+    return CatalogBundle(
+        "p.v1.0.0", "p", Version.parse("1.0.0"), "img", "c", "c",
+        (Property("olm.bundle.object", {"data": data}),),
+    )  # fmt: skip
+
+
+ACCOUNT = {"serviceAccountName": "p", "rules": [{"apiGroups": [""], "resources": ["pods"],
+           "verbs": ["get"]}]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"install": {"spec": {"permissions": "abc"}}}, "spec.install.spec.permissions"),
+        ({"install": {"spec": {"permissions": [{"rules": "abc"}]}}}, "permissions[0].rules"),
+        ({"install": {"spec": {"clusterPermissions": [7]}}}, "clusterPermissions[0]"),
+        ({"install": {"spec": {"permissions": [{"rules": [{"verbs": "*"}]}]}}}, "rules[0].verbs"),
+        ({"install": []}, "spec.install"),
+        ([], "spec"),
+    ],
+)
+def test_a_bundle_whose_permissions_cannot_be_read_is_not_approved(spec: Any, field: str) -> None:
+    from deppy.controller.approval import decide
+    from deppy.controller.resolveset import SetEntry
+
+    new = bundle_with_csv(spec)
+    old = bundle_with_csv({"install": {"spec": {"permissions": [ACCOUNT]}}})
+    for entry, lookup in [
+        (SetEntry(new, "alpha"), None),
+        (SetEntry(new, "alpha", pivot_from="p.v0"), old),
+        (SetEntry(old, "alpha", pivot_from="p.v0"), new),  # the replaced one is unreadable
+    ]:
+        verdict = decide("Android", [entry], lambda package, name, found=lookup: found)
+        assert not verdict.approved and verdict.reason == "PermissionsUnknown", verdict
+        assert field in verdict.message and "p.v1.0.0" in verdict.message, verdict.message
+
+
+# -- 4. controller spec parsing: a wrongly typed field is InvalidSpec naming it ------------------
+
+
+def input_body(spec: Any, **metadata: Any) -> dict[str, Any]:
+    return {"metadata": {"name": "a", "namespace": "ns", **metadata}, "spec": spec}
+
+
+CATALOG_REF = {"type": "olm.catalog", "value": {"name": "c", "package": "etcd"}}
+WRONG_SPECS: list[tuple[str, Callable[[], Any], str]] = []
+
+
+def wrong(name: str, field: str) -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+    def register(call: Callable[[], Any]) -> Callable[[], Any]:
+        WRONG_SPECS.append((name, call, field))
+        return call
+
+    return register
+
+
+def _requests() -> Any:
+    from deppy.controller import requests
+
+    return requests
+
+
+def _empty_catalogs() -> Any:
+    from deppy.catalog.catalog_set import CatalogSet
+
+    return CatalogSet([])
+
+
+def _ar(spec: Any) -> Any:
+    from deppy.resolution.request import ClusterFacts
+
+    body = input_body(spec)
+    return _requests().active_resolution_request(body, ClusterFacts(None, None))
+
+
+AR = {"constraints": ['required("etcd")']}
+for label, spec_value, field_name in [
+    ("timeoutSeconds text", {**AR, "timeoutSeconds": "ten"}, "spec.timeoutSeconds"),
+    ("timeoutSeconds inf", {**AR, "timeoutSeconds": float("inf")}, "spec.timeoutSeconds"),
+    ("timeoutSeconds bool", {**AR, "timeoutSeconds": True}, "spec.timeoutSeconds"),
+    ("spec a list", [], "ActiveResolution ns/a: spec"),
+]:
+    wrong(f"ActiveResolution {label}", field_name)(lambda s=spec_value: _ar(s))
+for label, spec_value, field_name in [
+    ("spec a list", [], "Input ns/a: spec"),
+    ("inputClass a list", {"inputClass": ["x"], "constraints": [CATALOG_REF]}, "spec.inputClass"),
+]:
+    wrong(f"Input class name, {label}", field_name)(
+        lambda s=spec_value: _requests().input_class_name(input_body(s))
+    )
+for label, spec_value, field_name in [
+    ("spec a list", [], "Input ns/a: spec"),
+    ("constraints text", {"constraints": "x"}, "spec.constraints"),
+    ("constraints a mapping", {"constraints": {"a": 1}}, "spec.constraints"),
+    ("too many", {"constraints": [CATALOG_REF] * 65}, "at most 64"),
+]:
+    wrong(f"Input {label}", field_name)(
+        lambda s=spec_value: _requests().input_requirements(input_body(s), _empty_catalogs())
+    )
+for label, spec_value, field_name in [
+    ("spec a list", [], "Operator ns/a: spec"),
+    ("constraints text", {"catalog": {"package": "etcd"}, "constraints": "x"}, "spec.constraints"),
+    ("constraint text", {"catalog": {"package": "etcd"}, "constraints": ["x"]}, "constraints[0]"),
+    ("catalog text", {"catalog": "etcd"}, "spec.catalog"),
+    ("package a list", {"catalog": {"package": ["etcd"]}}, "spec.catalog.package"),
+    ("version a mapping", {"catalog": {"package": "etcd"}, "version": {}}, "spec.version"),
+]:
+    wrong(f"Operator {label}", field_name)(
+        lambda s=spec_value: _requests().operator_input_constraints(input_body(s))
+    )
+for label, params, field_name in [
+    ("parameters a list", [], "parameters"),
+    ("force text", {"force": "false"}, "parameters.force"),
+    ("constraints text", {"constraints": "x"}, "parameters.constraints"),
+    ("provisionerClass a list", {"provisionerClass": []}, "parameters.provisionerClass"),
+]:
+    wrong(f"InputClass {label}", field_name)(
+        lambda p=params: _requests().class_parameters({"metadata": {"name": "k"}, "parameters": p})
+    )
+
+
+def _catalog(spec: Any) -> Any:
+    from deppy.controller.catalog_sources import catalog_source
+
+    return catalog_source({"metadata": {"name": "c"}, "spec": spec})
+
+
+for label, spec_value, field_name in [
+    ("spec a list", [], "Catalog c: spec"),
+    ("source text", {"source": "x"}, "spec.source"),
+    ("http text", {"source": {"http": "x"}}, "spec.source.http"),
+    ("url a list", {"source": {"http": {"url": ["x"]}}}, "spec.source.http.url"),
+    ("pollInterval number", {"source": {"http": {"url": "http://x", "pollInterval": 5}}},
+     "pollInterval"),
+    ("names text", {"source": {"configMap": {"namespace": "n", "names": "x"}}}, "names"),
+    ("path a list", {"source": {"path": ["x"]}}, "spec.source.path"),
+]:  # fmt: skip
+    wrong(f"Catalog {label}", field_name)(lambda s=spec_value: _catalog(s))
+
+
+def _config_map(**fields: Any) -> Any:
+    from deppy.controller.catalog_sources import config_map_files
+
+    return config_map_files([{"metadata": {"name": "m", "namespace": "n"}, **fields}])
+
+
+for label, fields, field_name in [
+    ("data a list", {"data": ["x"]}, "ConfigMap n/m: data"),
+    ("data value a list", {"data": {"k": ["x"]}}, "ConfigMap n/m: data.k"),
+    ("binaryData not base64", {"binaryData": {"k": "%%%"}}, "binaryData.k: not base64"),
+    ("binaryData cut gzip", {"binaryData": {"k": "H4sIAAAA"}}, "binaryData.k: not a whole gzip"),
+]:
+    wrong(f"ConfigMap {label}", field_name)(lambda f=fields: _config_map(**f))
+
+
+@pytest.mark.parametrize(
+    ("call", "field"), [(c, f) for _, c, f in WRONG_SPECS], ids=[n for n, _, _ in WRONG_SPECS]
+)
+def test_a_wrongly_typed_field_is_an_input_error_naming_it(
+    call: Callable[[], Any], field: str
+) -> None:
+    from deppy.errors import InputError
+
+    with pytest.raises(InputError) as refused:
+        call()
+    assert field in str(refused.value), str(refused.value)
+
+
+def test_inputs_naming_a_class_wrongly_are_errors_of_their_own() -> None:
+    from deppy.controller.units import units_of
+
+    good = input_body({"constraints": [CATALOG_REF]})
+    bad = input_body({"inputClass": 7, "constraints": [CATALOG_REF]}, name="b")
+    units, errors = units_of([good, bad], {"subscription": {"metadata": {"name": "subscription"}}})
+    assert [u.key for u in units] == ["subscription"]
+    assert "Input ns/b: spec.inputClass: expected a string" in errors["b"]

@@ -61,8 +61,17 @@ def selection_text(resolution: Resolution) -> list[str]:
     ]
 
 
+def _sources(body: Mapping[str, Any]) -> list[str] | None:
+    """spec.sources, or None when it is malformed (resolving then writes InvalidSpec)."""
+    spec = body.get("spec") or {}
+    sources = spec.get("sources") or [] if isinstance(spec, Mapping) else None
+    if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
+        return None
+    return sources
+
+
 def uses_catalog(body: Mapping[str, Any], name: str) -> bool:
-    sources = (body.get("spec") or {}).get("sources") or []
+    sources = _sources(body)
     return not sources or name in sources
 
 
@@ -79,7 +88,9 @@ def up_to_date(body: Mapping[str, Any], cache: CatalogCache) -> bool:
         return False
     if reason == INVALID_SPEC:
         return True
-    sources = (body.get("spec") or {}).get("sources") or []
+    sources = _sources(body)
+    if sources is None:
+        return False
     view = cache.view(sources)
     used = [(c.get("name"), c.get("digest")) for c in status.get("catalogs") or ()]
     return not view.unavailable and used == list(view.used)

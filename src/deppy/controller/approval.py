@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from deppy.catalog.model import Bundle
-from deppy.controller.permissions import added_rules, bundle_rules
+from deppy.controller.permissions import UnreadablePermissions, added_rules, bundle_rules
 from deppy.controller.resolveset import SetEntry
 
 ALLOW_ALL, DENY_ALL, ANDROID = "AllowAll", "DenyAll", "Android"
@@ -56,11 +56,18 @@ def decide(policy: str, entries: Sequence[SetEntry], replaced: Lookup) -> Verdic
 
 def android(entries: Sequence[SetEntry], replaced: Lookup) -> Verdict:
     reasons: list[str] = []
+    unreadable: list[str] = []  # PermissionsUnknown: rules of the wrong shape in a CSV
     for entry in entries:
         bundle = entry.bundle
         if entry.kept:
             continue  # unchanged: it asks for what it already has
-        new = bundle_rules(bundle)
+        try:
+            new = bundle_rules(bundle)
+            old_bundle = replaced(bundle.package, entry.pivot_from) if entry.pivot_from else None
+            old = bundle_rules(old_bundle) if old_bundle is not None else None
+        except UnreadablePermissions as error:
+            unreadable.append(f"{error}; a person approves (deppy approve)")
+            continue
         if new is None:
             reasons.append(
                 f"{bundle.name}: its permissions are unknown (catalog {bundle.catalog} carries "
@@ -71,8 +78,6 @@ def android(entries: Sequence[SetEntry], replaced: Lookup) -> Verdict:
             shown = "; ".join(r.text() for r in new[:SHOWN_RULES]) or "no rules"
             reasons.append(f"{bundle.name}: new install asking for {shown}")
             continue
-        old_bundle = replaced(bundle.package, entry.pivot_from)
-        old = bundle_rules(old_bundle) if old_bundle is not None else None
         if old is None:
             reasons.append(
                 f"{bundle.name}: the permissions of {entry.pivot_from}, which it replaces, are "
@@ -84,6 +89,9 @@ def android(entries: Sequence[SetEntry], replaced: Lookup) -> Verdict:
             listed = "; ".join(r.text() for r in added[:SHOWN_RULES])
             more = f" and {len(added) - SHOWN_RULES} more" if len(added) > SHOWN_RULES else ""
             reasons.append(f"{bundle.name} adds rules beyond {entry.pivot_from}: {listed}{more}")
+    if unreadable:
+        message = " | ".join(unreadable + reasons)
+        return Verdict(False, "PermissionsUnknown", "approval Android: " + message)
     if reasons:
         return Verdict(False, "PermissionsIncreased", "approval Android: " + " | ".join(reasons))
     return Verdict(

@@ -10,12 +10,14 @@ content, so an unchanged catalog is never loaded, nor resolved against, twice.
 from __future__ import annotations
 
 import base64
+import binascii
 import gzip
 import hashlib
 import os
 import re
 import urllib.error
 import urllib.request
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ from typing import Any
 from deppy.catalog.bundle_tree import load_any_catalog
 from deppy.catalog.fbc import load_catalog_documents
 from deppy.catalog.model import Catalog
+from deppy.controller.fields import items, mapping, name_in, text
 from deppy.errors import InputError
 
 DEFAULT_POLL_SECONDS = 600.0
@@ -62,42 +65,41 @@ def parse_duration(text: str, where: str) -> float:
 
 
 def catalog_source(body: Mapping[str, Any]) -> CatalogSource:
-    name = str((body.get("metadata") or {}).get("name", "?"))
+    name = name_in(body)[1]
     where = f"Catalog {name}: spec"
-    spec = body.get("spec") or {}
+    spec = mapping(body.get("spec"), where)
     priority = spec.get("priority", 0)
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise InputError(f"{where}.priority", "expected an integer")
-    source = spec.get("source") or {}
+    source = mapping(spec.get("source"), f"{where}.source")
     kinds = [k for k in ("http", "configMap", "path") if source.get(k)]
     if len(kinds) != 1:
         raise InputError(
             f"{where}.source",
             f"exactly one of http, configMap, path is needed, not {len(kinds)}",
         )
-    kind, value = kinds[0], source[kinds[0]]
+    kind = kinds[0]
     here = f"{where}.source.{kind}"
+    value = mapping(source[kind], here)
     if kind == "http":
-        url = str(value.get("url") or "")
+        url = text(value.get("url"), f"{here}.url")
         if not url.startswith(("http://", "https://")):
             raise InputError(f"{here}.url", "expected an http(s):// URL of an FBC stream")
-        poll = value.get("pollInterval")
-        seconds = parse_duration(str(poll), f"{here}.pollInterval") if poll else None
+        poll = text(value.get("pollInterval"), f"{here}.pollInterval")
+        seconds = parse_duration(poll, f"{here}.pollInterval") if poll else None
         return CatalogSource(
             name, priority, kind, url=url, poll_seconds=seconds or DEFAULT_POLL_SECONDS
         )
     if kind == "configMap":
-        names = value.get("names") or []
-        if not value.get("namespace") or not names:
+        names = [
+            text(n, f"{here}.names[{i}]")
+            for i, n in enumerate(items(value.get("names"), f"{here}.names"))
+        ]
+        namespace = text(value.get("namespace"), f"{here}.namespace")
+        if not namespace or not names or not all(names):
             raise InputError(here, "expected {namespace: NS, names: [CONFIGMAP, ...]}")
-        return CatalogSource(
-            name,
-            priority,
-            kind,
-            namespace=str(value["namespace"]),
-            config_maps=tuple(str(n) for n in names),
-        )
-    return CatalogSource(name, priority, kind, path=str(value.get("path") or ""))
+        return CatalogSource(name, priority, kind, namespace=namespace, config_maps=tuple(names))
+    return CatalogSource(name, priority, kind, path=text(value.get("path"), f"{here}.path"))
 
 
 def fetch_http(url: str, timeout: float = HTTP_TIMEOUT) -> dict[str, bytes]:
@@ -122,16 +124,36 @@ def config_map_files(config_maps: Sequence[Mapping[str, Any]]) -> dict[str, byte
     when gzip, decompressed (``.gz`` dropped from the name so the format is still guessed)."""
     files: dict[str, bytes] = {}
     for config_map in config_maps:
-        prefix = (config_map.get("metadata") or {}).get("name", "")
-        for key, text in sorted((config_map.get("data") or {}).items()):
-            files[f"{prefix}/{key}"] = str(text).encode()
-        for key, encoded in sorted((config_map.get("binaryData") or {}).items()):
-            raw = base64.b64decode(encoded)
+        namespace, prefix = name_in(config_map)
+        where = f"ConfigMap {namespace}/{prefix}"
+        for key, value in sorted(mapping(config_map.get("data"), f"{where}: data").items()):
+            files[f"{prefix}/{key}"] = text(value, f"{where}: data.{key}").encode()
+        binary = mapping(config_map.get("binaryData"), f"{where}: binaryData")
+        for key, encoded in sorted(binary.items()):
+            raw = _decoded(
+                text(encoded, f"{where}: binaryData.{key}"), f"{where}: binaryData.{key}"
+            )
             if raw[:2] == b"\x1f\x8b":
-                raw = gzip.decompress(raw)
+                raw = _gunzipped(raw, f"{where}: binaryData.{key}")
                 key = key.removesuffix(".gz")
             files[f"{prefix}/{key}"] = raw
     return files
+
+
+def _decoded(encoded: str, where: str) -> bytes:
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise InputError(
+            where, "not base64", "binaryData values are base64 (kubectl writes them so)"
+        ) from None
+
+
+def _gunzipped(raw: bytes, where: str) -> bytes:
+    try:
+        return gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as error:
+        raise InputError(where, f"not a whole gzip stream: {error}") from None
 
 
 def digest_of(files: Mapping[str, bytes]) -> str:

@@ -18,6 +18,12 @@ API_VERSION = f"{GROUP}/{VERSION}"
 
 Schema = dict[str, Any]
 
+MAX_INPUT_CONSTRAINTS = 64
+"""Constraints one Input may have: each ``olm.cel`` rule is evaluated on every bundle of every
+package the Input asks for, so their number bounds what an Input costs (500 rules took 9 s).
+``maxItems`` here; ``requests.input_requirements`` checks again for clusters without the
+schema."""
+
 
 def string(description: str = "", **more: Any) -> Schema:
     return {"type": "string", **({"description": description} if description else {}), **more}
@@ -321,7 +327,7 @@ def input_crd() -> dict[str, Any]:
     spec = obj(
         {
             "inputClass": string("Default: subscription."),
-            "constraints": array(INPUT_CONSTRAINT, minItems=1),
+            "constraints": array(INPUT_CONSTRAINT, minItems=1, maxItems=MAX_INPUT_CONSTRAINTS),
         },
         required=["constraints"],
     )
@@ -367,7 +373,8 @@ def operator_crd() -> dict[str, Any]:
             "inputClass": string("Default: subscription."),
             "catalog": CATALOG_REF,
             "version": string("Exact, or a range such as '>2.0.0 <3.0.0'."),
-            "constraints": array(INPUT_CONSTRAINT),
+            # catalog and version become two more constraints of the Input
+            "constraints": array(INPUT_CONSTRAINT, maxItems=MAX_INPUT_CONSTRAINTS - 2),
         },
         required=["catalog"],
     )

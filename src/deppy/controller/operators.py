@@ -9,6 +9,7 @@ from typing import Any
 
 from deppy.controller.conditions import condition, same_conditions, set_condition
 from deppy.controller.crds import API_VERSION
+from deppy.controller.fields import text
 from deppy.controller.kube import Body
 from deppy.controller.namespace_sync import MANAGED, held_bundles
 from deppy.controller.requests import operator_input_constraints, where_of
@@ -22,7 +23,10 @@ OWNED_LABEL = "deppy.io/operator"
 
 def input_for(body: Body) -> Body:
     meta = body["metadata"]
-    spec = body.get("spec") or {}
+    constraints = operator_input_constraints(body)  # first: it checks that spec is a mapping
+    input_class = text(
+        body["spec"].get("inputClass"), f"{where_of('Operator', body)}: spec.inputClass"
+    )
     return {
         "apiVersion": API_VERSION,
         "kind": "Input",
@@ -42,8 +46,8 @@ def input_for(body: Body) -> Body:
             ],
         },
         "spec": {
-            "inputClass": spec.get("inputClass") or "subscription",
-            "constraints": operator_input_constraints(body),
+            "inputClass": input_class or "subscription",
+            "constraints": constraints,
         },
     }
 
@@ -70,15 +74,10 @@ def refresh_status(runtime: Runtime, body: Body) -> None:
     kube = runtime.kube
     meta = body["metadata"]
     namespace, name = meta["namespace"], meta["name"]
-    package = ((body.get("spec") or {}).get("catalog") or {}).get("package")
-    if not package:
-        _write(
-            runtime,
-            body,
-            {},
-            "InvalidSpec",
-            f"{where_of('Operator', body)}: spec.catalog.package is required",
-        )
+    try:
+        package = operator_input_constraints(body)[0]["value"]["package"]
+    except InputError as error:
+        _write(runtime, body, {}, "InvalidSpec", str(error))
         return
     instances = kube.list("instances", namespace, labels=MANAGED)
     config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}

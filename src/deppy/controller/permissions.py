@@ -78,27 +78,53 @@ class Rule:
         )
 
 
-def _texts(raw: Any) -> tuple[str, ...]:
-    return tuple(sorted(str(x) for x in raw)) if isinstance(raw, list) else ()
+class UnreadablePermissions(ValueError):
+    """A CSV's install strategy holds permissions of the wrong shape (``permissions: "abc"``,
+    ``rules: "abc"``, ``spec: []``). Kubernetes would refuse such rules; deppy cannot say what
+    they grant, so it does not approve them automatically. The message names the field."""
+
+
+def _mapping(value: Any, where: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise UnreadablePermissions(f"{where}: expected a mapping, found a {type(value).__name__}")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UnreadablePermissions(f"{where}: expected a list, found a {type(value).__name__}")
+    return value
+
+
+def _texts(raw: Any, where: str) -> tuple[str, ...]:
+    values = _list(raw, where)
+    if not all(isinstance(x, str) for x in values):
+        raise UnreadablePermissions(f"{where}: expected a list of strings")
+    return tuple(sorted(values))
+
+
+_RULE_FIELDS = ("apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs")
 
 
 def rules_of_csv(csv: Mapping[str, Any]) -> list[Rule]:
-    spec = ((csv.get("spec") or {}).get("install") or {}).get("spec") or {}
+    """The CSV's PolicyRules; raises UnreadablePermissions when any part of them is of the
+    wrong type (a rule skipped or read as granting nothing would understate what it asks)."""
+    spec = _mapping(csv.get("spec"), "spec")
+    install = _mapping(spec.get("install"), "spec.install")
+    strategy = _mapping(install.get("spec"), "spec.install.spec")
     rules: set[Rule] = set()
     for key, scope in (("permissions", NAMESPACED), ("clusterPermissions", CLUSTER)):
-        for account in spec.get(key) or []:
-            for raw in (account or {}).get("rules") or []:
-                if isinstance(raw, Mapping):
-                    rules.add(
-                        Rule(
-                            scope,
-                            _texts(raw.get("apiGroups")),
-                            _texts(raw.get("resources")),
-                            _texts(raw.get("verbs")),
-                            _texts(raw.get("resourceNames")),
-                            _texts(raw.get("nonResourceURLs")),
-                        )
-                    )
+        here = f"spec.install.spec.{key}"
+        for n, account in enumerate(_list(strategy.get(key), here)):
+            at = f"{here}[{n}].rules"
+            for m, raw in enumerate(_list(_mapping(account, f"{here}[{n}]").get("rules"), at)):
+                rule = _mapping(raw, f"{at}[{m}]")
+                fields = [_texts(rule.get(field), f"{at}[{m}].{field}") for field in _RULE_FIELDS]
+                rules.add(Rule(scope, *fields))
     return sorted(rules)
 
 
@@ -120,9 +146,15 @@ def csv_of(bundle: Bundle) -> Mapping[str, Any] | None:
 
 
 def bundle_rules(bundle: Bundle) -> list[Rule] | None:
-    """The bundle's rules; None when its catalog does not carry its CSV."""
+    """The bundle's rules; None when its catalog does not carry its CSV. Raises
+    UnreadablePermissions (naming the bundle and the field) when they cannot be read."""
     csv = csv_of(bundle)
-    return rules_of_csv(csv) if csv is not None else None
+    if csv is None:
+        return None
+    try:
+        return rules_of_csv(csv)
+    except UnreadablePermissions as error:
+        raise UnreadablePermissions(f"{bundle.name}: its CSV's {error}") from None
 
 
 def added_rules(new: Sequence[Rule], old: Sequence[Rule]) -> list[Rule]:

@@ -11,13 +11,15 @@ writes into a status condition.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.cel import CelCompileError, CelEvaluationError, compile_rule, properties_of
 from deppy.catalog.semver import Version
+from deppy.controller.crds import MAX_INPUT_CONSTRAINTS
+from deppy.controller.fields import flag, items, kind_of, mapping, name_in, seconds, text
 from deppy.errors import InputError
 from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
 from deppy.resolution.request_parsing import (
@@ -31,9 +33,7 @@ DEFAULT_TIMEOUT = 10.0
 
 
 def where_of(kind: str, body: Mapping[str, Any]) -> str:
-    meta = body.get("metadata") or {}
-    namespace = meta.get("namespace")
-    name = meta.get("name", "?")
+    namespace, name = name_in(body)
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
 
@@ -42,9 +42,7 @@ def active_resolution_request(
 ) -> tuple[ResolutionRequest, float]:
     """The request and its deadline in seconds; the cluster's versions fill what spec omits."""
     where = where_of("ActiveResolution", body)
-    spec = body.get("spec") or {}
-    if not isinstance(spec, Mapping):
-        raise InputError(f"{where}: spec", "expected a mapping")
+    spec = mapping(body.get("spec"), f"{where}: spec")
     if spec.get("catalogs"):
         raise InputError(
             f"{where}: spec.catalogs",
@@ -61,8 +59,8 @@ def active_resolution_request(
             "nothing to resolve",
             'add required("package") or installed("package", "version")',
         )
-    timeout = spec.get("timeoutSeconds", DEFAULT_TIMEOUT)
-    return replace(request, cluster=request.cluster.or_else(cluster)), float(timeout)
+    timeout = seconds(spec.get("timeoutSeconds"), f"{where}: spec.timeoutSeconds", DEFAULT_TIMEOUT)
+    return replace(request, cluster=request.cluster.or_else(cluster)), timeout
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +96,9 @@ def _at_least(actual: Version | None, bound: Version | None) -> Version | None:
 
 def class_parameters(body: Mapping[str, Any]) -> ClassParameters:
     where = where_of("InputClass", body)
-    raw = body.get("parameters") or {}
-    if not isinstance(raw, Mapping):
-        raise InputError(f"{where}: parameters", "expected a mapping")
+    raw = mapping(body.get("parameters"), f"{where}: parameters")
     bounds: dict[str, Version] = {}
-    for n, item in enumerate(raw.get("constraints") or []):
+    for n, item in enumerate(items(raw.get("constraints"), f"{where}: parameters.constraints")):
         here = f"{where}: parameters.constraints[{n}]"
         kind, value = (
             (item.get("type"), item.get("value")) if isinstance(item, Mapping) else ("", "")
@@ -112,35 +108,48 @@ def class_parameters(body: Mapping[str, Any]) -> ClassParameters:
                 here,
                 "expected {type: minKubeVersion|minOCPVersion, value: '>= VERSION'}",
             )
-        text = value.strip().removeprefix(">=").strip()
-        bounds[kind] = parse_version(text, f"{here}.value", tolerant=True)
-    name = (body.get("metadata") or {}).get("name", DEFAULT_INPUT_CLASS)
+        bound = value.strip().removeprefix(">=").strip()
+        bounds[kind] = parse_version(bound, f"{here}.value", tolerant=True)
+    name = name_in(body)[1]
+
+    def flag_of(key: str) -> bool:
+        return flag(raw.get(key), f"{where}: parameters.{key}")
+
     return ClassParameters(
-        name=name,
-        force=bool(raw.get("force", False)),
-        minimal_version=bool(raw.get("minimalVersion", False)),
-        generate_inputs=bool(raw.get("generateInputsForDependencies", False)),
-        dry_run=bool(raw.get("dryRun", False)),
-        next_cluster=bool(raw.get("nextClusterVersion", False)),
-        trace=bool(raw.get("trace", False)),
-        provisioner_class=str(raw.get("provisionerClass") or "deppy.resolveset"),
+        name=DEFAULT_INPUT_CLASS if name == "?" else name,
+        force=flag_of("force"),
+        minimal_version=flag_of("minimalVersion"),
+        generate_inputs=flag_of("generateInputsForDependencies"),
+        dry_run=flag_of("dryRun"),
+        next_cluster=flag_of("nextClusterVersion"),
+        trace=flag_of("trace"),
+        provisioner_class=text(
+            raw.get("provisionerClass"), f"{where}: parameters.provisionerClass", "deppy.resolveset"
+        ),
         min_kube=bounds.get("minKubeVersion"),
         min_ocp=bounds.get("minOCPVersion"),
     )
 
 
 def input_class_name(body: Mapping[str, Any]) -> str:
-    spec = body.get("spec") or {}
-    return str(spec.get("inputClass") or DEFAULT_INPUT_CLASS)
+    where = where_of("Input", body)
+    spec = mapping(body.get("spec"), f"{where}: spec")
+    return text(spec.get("inputClass"), f"{where}: spec.inputClass", DEFAULT_INPUT_CLASS)
 
 
 def input_requirements(body: Mapping[str, Any], catalogs: BundleSource) -> list[RequiredPackage]:
     """What an Input asks for, as required packages (one per package it names)."""
     where = where_of("Input", body)
-    spec = body.get("spec") or {}
-    constraints = spec.get("constraints") if isinstance(spec, Mapping) else None
-    if not isinstance(constraints, list) or not constraints:
+    spec = mapping(body.get("spec"), f"{where}: spec")
+    constraints = items(spec.get("constraints"), f"{where}: spec.constraints")
+    if not constraints:
         raise InputError(f"{where}: spec.constraints", "at least one constraint is needed")
+    if len(constraints) > MAX_INPUT_CONSTRAINTS:
+        raise InputError(
+            f"{where}: spec.constraints",
+            f"{len(constraints)} constraints; at most {MAX_INPUT_CONSTRAINTS} are allowed",
+            "combine olm.cel rules with && into fewer rules",
+        )
     wanted: dict[str, dict[str, Any]] = {}
     rules: list[tuple[str, str]] = []
     for n, item in enumerate(constraints):
@@ -184,7 +193,7 @@ def input_requirements(body: Mapping[str, Any], catalogs: BundleSource) -> list[
             channel=parts.get("channel"),
             catalog=parts.get("catalog"),
             where=parts["where"],
-            text=f"Input {(body.get('metadata') or {}).get('name', '?')}: {package}",
+            text=f"Input {name_in(body)[1]}: {package}",
         )
         for rule, here in rules:
             requirement = _apply_rule(requirement, rule, here, catalogs)
@@ -283,21 +292,30 @@ def operator_input_constraints(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The Input an Operator stands for (the seed: ``catalog`` and ``version`` become
     olm.catalog and olm.packageVersion constraints, ``constraints`` are copied)."""
     where = where_of("Operator", body)
-    spec = body.get("spec") or {}
-    catalog = spec.get("catalog")
-    if not isinstance(catalog, Mapping) or not catalog.get("package"):
+    spec = mapping(body.get("spec"), f"{where}: spec")
+    catalog = mapping(spec.get("catalog"), f"{where}: spec.catalog")
+    value = {
+        key: text(catalog.get(key), f"{where}: spec.catalog.{key}")
+        for key in ("name", "package", "channel")
+    }
+    if not value["package"]:
         raise InputError(f"{where}: spec.catalog.package", "is required")
-    value = {k: catalog[k] for k in ("name", "package", "channel") if catalog.get(k)}
-    constraints: list[dict[str, Any]] = [{"type": "olm.catalog", "value": value}]
-    if spec.get("version"):
+    constraints: list[dict[str, Any]] = [
+        {"type": "olm.catalog", "value": {k: v for k, v in value.items() if v}}
+    ]
+    version = spec.get("version")
+    if version is not None and version != "":
+        if isinstance(version, bool) or not isinstance(version, str | int | float):
+            raise InputError(
+                f"{where}: spec.version", f"expected a version, found {kind_of(version)}"
+            )
         constraints.append(
             {
                 "type": "olm.packageVersion",
-                "value": {"package": catalog["package"], "version": str(spec["version"])},
+                "value": {"package": value["package"], "version": str(version)},
             }
         )
-    extra = spec.get("constraints") or []
-    if not isinstance(extra, Sequence):
-        raise InputError(f"{where}: spec.constraints", "expected a list")
-    constraints += [dict(c) for c in extra]
+    extra = items(spec.get("constraints"), f"{where}: spec.constraints")
+    for n, item in enumerate(extra):
+        constraints.append(dict(mapping(item, f"{where}: spec.constraints[{n}]")))
     return constraints

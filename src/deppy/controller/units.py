@@ -20,6 +20,7 @@ from deppy.catalog.catalog_set import BundleSource, CatalogSet
 from deppy.catalog.model import Catalog
 from deppy.catalog.overlay import Overlay
 from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.fields import name_in
 from deppy.controller.instances_status import input_statuses
 from deppy.controller.requests import (
     DEFAULT_TIMEOUT,
@@ -27,6 +28,7 @@ from deppy.controller.requests import (
     class_parameters,
     input_class_name,
     input_requirements,
+    where_of,
 )
 from deppy.controller.resolveset import Resolveset, SetEntry, build
 from deppy.errors import InputError
@@ -81,7 +83,7 @@ class UnitOutcome:
 
 
 def name_of(body: Body) -> str:
-    return str(body["metadata"]["name"])
+    return name_in(body)[1]
 
 
 def units_of(
@@ -92,8 +94,13 @@ def units_of(
     grouped: dict[str, list[Body]] = {}
     params: dict[str, ClassParameters] = {}
     for body in sorted(inputs, key=name_of):
-        name, class_name = name_of(body), input_class_name(body)
-        where = f"Input {body['metadata'].get('namespace')}/{name}: spec.inputClass"
+        name = name_of(body)
+        try:
+            class_name = input_class_name(body)
+        except InputError as error:
+            errors[name] = str(error)
+            continue
+        where = f"{where_of('Input', body)}: spec.inputClass"
         if class_name not in classes:
             known = ", ".join(sorted(classes)) or "none"
             errors[name] = f"{where}: no InputClass {class_name!r}; known classes: {known}"
