@@ -326,6 +326,60 @@ def test_invalid_input_names_the_field(env: dict[str, Any]) -> None:
         assert field in found["message"], found["message"]
 
 
+def test_a_spec_the_schema_no_longer_checks_is_invalid_spec_naming_the_field(
+    env: dict[str, Any],
+) -> None:
+    """A cluster whose CRDs accept any spec (relaxed, or objects older than the schema): the
+    controller still answers InvalidSpec naming the field, and never retries an exception."""
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    relaxed = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    crds = ("inputs.deppy.io", "operators.deppy.io")
+
+    def set_spec_schema(crd: str, schema: dict[str, Any] | None) -> dict[str, Any]:
+        found = json.loads(kube.kubectl("get", "crd", crd, "-o", "json"))
+        root = found["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+        before = {"spec": root["properties"]["spec"], "required": root.get("required")}
+        root["properties"]["spec"] = schema["spec"] if schema else relaxed
+        root["required"] = schema["required"] if schema else None
+        if root["required"] is None:
+            del root["required"]
+        kube.kubectl("replace", "-f", "-", input=json.dumps(found))
+        return before
+
+    original = {crd: set_spec_schema(crd, None) for crd in crds}
+    try:
+        ns = kube.new_namespace("loose")
+        _create(api, ns, "Input", "text", {"constraints": "x"})
+        _create(api, ns, "Input", "klass", {"inputClass": 7, "constraints": [_package("etcd")]})
+        many = [_package("etcd")] + [{"type": "olm.cel", "value": "true"}] * 80
+        _create(api, ns, "Input", "many", {"constraints": many})
+        _create(api, ns, "Operator", "op", {"catalog": {"package": "etcd"}, "constraints": "x"})
+        for name, field in (
+            ("text", "spec.constraints: expected a list, found a string"),
+            ("klass", "spec.inputClass: expected a string, found a number"),
+            ("many", "81 constraints; at most 64"),
+        ):
+            found = wait_for(
+                f"InvalidSpec on {name}",
+                lambda n=name: condition(api.get("inputs", n, ns), "Resolved"),
+                log=controller,
+            )
+            assert found["reason"] == "InvalidSpec" and field in found["message"], found
+        valid = wait_for(
+            "InvalidSpec on the Operator",
+            lambda: condition(api.get("operators", "op", ns), "Valid"),
+            log=controller,
+        )
+        assert (
+            valid["reason"] == "InvalidSpec"
+            and "spec.constraints: expected a list" in (valid["message"])
+        )
+        assert "Traceback" not in controller.log_text()
+    finally:
+        for crd in crds:
+            set_spec_schema(crd, original[crd])
+
+
 def test_classes_dry_run_force_trace_and_dependencies(env: dict[str, Any]) -> None:
     api, controller, kube = env["api"], env["controller"], env["kube"]
     ns = kube.new_namespace("cls")
