@@ -339,3 +339,392 @@ def test_trace_files(trace_seed: bytes, data: st.DataObject, command: str) -> No
                 assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
         checked("trace file", run)
+
+
+# -- catalog content further in (issue 19): the service, the controller, cluster CSVs, CEL ------
+#
+# Structured mutations: a valid object with a few of its values replaced by any JSON value,
+# removed, or wrapped in a list, so the input passes the entry guard and reaches the code that
+# reads fields (where a wrong type once raised AttributeError or TypeError).
+
+HOSTILE_JSON = st.sampled_from(
+    ["ten", "", "\x00", "-1", "inf", 1e308, -1, 0, 2**63, True, None, [], {}, "%%%", "H4sIAAAA"]
+)
+ANY_JSON = HOSTILE_JSON | JSON
+
+
+def _positions(value: Any) -> list[tuple[Any, Any]]:
+    """(container, key) of every nested value."""
+    found: list[tuple[Any, Any]] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        keys = list(node) if isinstance(node, dict) else range(len(node))
+        for key in keys:
+            found.append((node, key))
+            if isinstance(node[key], dict | list):
+                stack.append(node[key])
+    return found
+
+
+@st.composite
+def mutated_object(draw: st.DrawFn, seeds: list[Any]) -> Any:
+    import copy
+
+    value = copy.deepcopy(draw(st.sampled_from(seeds)))
+    for _ in range(draw(st.integers(1, 4))):
+        positions = _positions(value) if isinstance(value, dict | list) else []
+        if not positions:
+            break
+        container, key = draw(st.sampled_from(positions))
+        action = draw(st.sampled_from(["replace", "replace", "delete", "wrap"]))
+        if action == "replace":
+            container[key] = draw(ANY_JSON)
+        elif action == "wrap":
+            container[key] = [container[key]]
+        elif isinstance(container, dict):
+            del container[key]
+        else:
+            container.pop(key)
+    return value
+
+
+def _meta(name: str = "a") -> dict[str, Any]:
+    return {"name": name, "namespace": "ns", "uid": "u", "generation": 1}
+
+
+PACKAGE_REF = {"type": "olm.catalog", "value": {"name": "c", "package": "etcd", "channel": "a"}}
+CONTROLLER_SEEDS: dict[str, list[Any]] = {
+    "ActiveResolution": [
+        {"metadata": _meta(), "spec": {"sources": ["c"], "timeoutSeconds": 5,
+         "constraints": ['required("etcd")', {"installed": {"name": "e", "version": "1.0.0"}}]}},
+    ],
+    "Input": [
+        {"metadata": _meta(), "spec": {"inputClass": "subscription", "constraints": [
+            PACKAGE_REF, {"type": "olm.packageVersion", "value": {"package": "etcd",
+            "version": ">=1.0.0"}}, {"type": "olm.cel", "value": "properties.size() > 0"},
+            {"type": "olm.name", "value": "etcd.v1.0.0"}]}},
+    ],
+    "InputClass": [
+        {"metadata": _meta("k"), "parameters": {"force": False, "dryRun": True, "trace": False,
+         "provisionerClass": "deppy.resolveset",
+         "constraints": [{"type": "minKubeVersion", "value": ">= 1.20"}]}},
+    ],
+    "Operator": [
+        {"metadata": _meta(), "spec": {"inputClass": "subscription", "version": "1.0.0",
+         "catalog": {"name": "c", "package": "etcd", "channel": "a"},
+         "constraints": [{"type": "olm.cel", "value": "true"}]}},
+    ],
+    "Catalog": [
+        {"metadata": {"name": "c"}, "spec": {"priority": 1, "source": {"http": {
+            "url": "http://127.0.0.1:1/c.json", "pollInterval": "10m"}}}},
+        {"metadata": {"name": "c"}, "spec": {"source": {"configMap": {"namespace": "n",
+         "names": ["m"]}}}},
+        {"metadata": {"name": "c"}, "spec": {"source": {"path": "/nowhere"}}},
+    ],
+    "ConfigMap": [
+        {"metadata": {"name": "m", "namespace": "n"}, "data": {"a.yaml": "schema: olm.package\n"},
+         "binaryData": {"b.json.gz": "H4sIAAAAAAAAA6uuBQBDv6ajAgAAAA=="}},
+    ],
+}  # fmt: skip
+
+
+def _controller_call(kind: str, body: Any) -> Callable[[], Any]:
+    from deppy.catalog.catalog_set import CatalogSet
+    from deppy.controller import catalog_sources, requests
+    from deppy.resolution.request import ClusterFacts
+
+    calls: dict[str, Callable[[], Any]] = {
+        "ActiveResolution": lambda: requests.active_resolution_request(
+            body, ClusterFacts(None, None)
+        ),
+        "Input": lambda: (
+            requests.input_class_name(body),
+            requests.input_requirements(body, CatalogSet([])),
+        ),
+        "InputClass": lambda: requests.class_parameters(body),
+        "Operator": lambda: requests.operator_input_constraints(body),
+        "Catalog": lambda: catalog_sources.catalog_source(body),
+        "ConfigMap": lambda: catalog_sources.config_map_files([body]),
+    }
+    return calls[kind]
+
+
+@given(st.sampled_from(sorted(CONTROLLER_SEEDS)).flatmap(
+    lambda kind: st.tuples(st.just(kind), mutated_object(CONTROLLER_SEEDS[kind]))
+))  # fmt: skip
+def test_controller_specs(case: tuple[str, Any]) -> None:
+    """What the controller reads from its objects: InputError (an InvalidSpec condition naming
+    the field) or an answer, never another exception the controller would retry forever."""
+    kind, body = case
+    if not isinstance(body, dict):
+        return
+    checked(f"controller {kind}", _controller_call(kind, body))
+
+
+CSV_SPEC_SEED = {
+    "install": {"strategy": "deployment", "spec": {
+        "permissions": [{"serviceAccountName": "p", "rules": [
+            {"apiGroups": [""], "resources": ["pods", "secrets"], "verbs": ["get", "list"]}]}],
+        "clusterPermissions": [{"serviceAccountName": "p", "rules": [
+            {"nonResourceURLs": ["/metrics"], "verbs": ["get"]},
+            {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"], "resourceNames": ["x"]}]}],
+    }},
+}  # fmt: skip
+
+
+def _bundle_embedding(spec: Any, name: str) -> Any:
+    import base64
+
+    import orjson
+
+    from deppy.catalog.model import Bundle
+    from deppy.catalog.semver import Version
+
+    csv = {"kind": "ClusterServiceVersion", "metadata": {"name": name}, "spec": spec}
+    data = base64.b64encode(orjson.dumps(csv)).decode()
+    return Bundle(name, "p", Version.parse("1.0.0"), "img", "c", "c",
+                  (Property("olm.bundle.object", {"data": data}),))  # fmt: skip
+
+
+@given(mutated_object([CSV_SPEC_SEED]), mutated_object([CSV_SPEC_SEED]), st.booleans())
+def test_approval_on_hostile_csvs(new_spec: Any, old_spec: Any, upgrade: bool) -> None:
+    """Android approval reads the permissions of catalog CSVs: a verdict always, with a reason
+    and one line, whatever the CSVs hold."""
+    from deppy.controller.approval import decide
+    from deppy.controller.resolveset import SetEntry
+
+    new, old = _bundle_embedding(new_spec, "p.v2"), _bundle_embedding(old_spec, "p.v1")
+    entry = SetEntry(new, "a", pivot_from="p.v1" if upgrade else None)
+
+    def run() -> None:
+        verdict = decide("Android", [entry], lambda package, name: old)
+        assert verdict.reason and "\n" not in verdict.message
+        if not upgrade:
+            assert not verdict.approved  # a new install is never approved automatically
+
+    checked("approval", run)
+
+
+CLUSTER_OBJECT_SEEDS = [
+    {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
+     "metadata": {"name": "etcd", "namespace": "ops"},
+     "spec": {"name": "etcd", "channel": "alpha", "source": "community"},
+     "status": {"installedCSV": "etcd.v0.9.4"}},
+    {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+     "metadata": {"name": "etcd.v0.9.4", "namespace": "ops",
+                  "annotations": {"operatorframework.io/properties": '{"properties": []}'},
+                  "labels": {"operators.coreos.com/etcd.ops": ""}},
+     "spec": {"version": "0.9.4", "replaces": "etcd.v0.9.2",
+              "customresourcedefinitions": {"owned": [{"name": "a.b", "kind": "A",
+               "version": "v1"}], "required": [{"name": "c.d", "kind": "C", "version": "v1"}]}},
+     "status": {"phase": "Succeeded"}},
+    {"apiVersion": "operators.coreos.com/v1alpha1", "kind": "CatalogSource",
+     "metadata": {"name": "community", "namespace": "olm"},
+     "spec": {"sourceType": "grpc", "image": "x", "priority": 1}},
+    {"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "config.openshift.io/v1",
+     "kind": "ClusterVersion", "metadata": {"name": "version"},
+     "status": {"desired": {"version": "4.18.1"}}}]},
+]  # fmt: skip
+
+
+@given(st.lists(mutated_object(CLUSTER_OBJECT_SEEDS), min_size=1, max_size=4))
+def test_cluster_objects(objects: list[Any]) -> None:
+    """A cluster export whose objects have any field of any type: read, or one error line."""
+    import orjson
+
+    from deppy.cluster.export import read_cluster_files
+
+    data = orjson.dumps({"apiVersion": "v1", "kind": "List", "items": objects})
+    with in_file(data, "state.json") as path:
+        checked("cluster objects", lambda: read_cluster_files(path))
+
+
+@given(mutated_object([CLUSTER_OBJECT_SEEDS[1]]), st.booleans())
+def test_csv_annotations(csv: Any, as_json: bool) -> None:
+    """``deppy properties`` on a CSV whose metadata, annotations or spec have any type."""
+    import orjson
+    import yaml
+
+    from deppy.workflows.properties import annotate_csv, read_csv_file
+
+    data = orjson.dumps(csv) if as_json else yaml.safe_dump(csv).encode()
+    with in_file(data, "csv.json" if as_json else "csv.yaml") as path:
+
+        def run() -> None:
+            found, is_json = read_csv_file(path)
+            annotate_csv(found, None, package=None, as_json=is_json)
+
+        checked("CSV annotation", run)
+
+
+# -- the service: bodies, query parameters and archives through the whole HTTP stack ----------
+
+
+@pytest.fixture(scope="module")
+def service() -> Iterator[Any]:
+    from tests.service_support import client, paths_app
+
+    with client(paths_app(f"{DATA / 'catalog'}=example", max_body=256 * 1024)) as api:
+        yield api
+
+
+def _problem(response: Any) -> None:
+    assert response.status_code < 500, (response.status_code, response.text[:500])
+    if response.status_code >= 400:
+        assert response.headers["content-type"].startswith("application/problem+json")
+        detail = response.json().get("detail", "")
+        assert "\n" not in detail and "Traceback" not in response.text
+
+
+QUERY_TEXT = (
+    SPEC_TEXT | st.text(max_size=30) | st.sampled_from(["-1", "1e309", "nan", "0", "x" * 3000])
+)
+GETS = st.sampled_from([
+    ("/api/v1/packages", ["q", "limit"]),
+    ("/api/v1/packages/{p}", ["channel", "catalog"]),
+    ("/api/v1/packages/{p}/graph", ["channel", "catalog"]),
+    ("/api/v1/packages/{p}/graph.svg", ["channel", "catalog"]),
+    ("/api/v1/packages/{p}/bundles/{b}", ["catalog"]),
+    ("/api/v1/catalogs/{p}/check", []),
+    ("/api/v1/upgrades", ["ocpVersion", "kubeVersion", "installed", "timeout"]),
+])  # fmt: skip
+
+
+@given(GETS, st.sampled_from(["grafana-operator", "prometheus", "nope"]) | QUERY_TEXT,
+       QUERY_TEXT, st.lists(QUERY_TEXT, max_size=3), st.data())  # fmt: skip
+def test_http_query_parameters(
+    service: Any, route: tuple[str, list[str]], p: str, b: str, values: list[str],
+    data: st.DataObject,
+) -> None:  # fmt: skip
+    import urllib.parse
+
+    path, names = route
+    url = path.replace("{p}", urllib.parse.quote(p, safe="")).replace(
+        "{b}", urllib.parse.quote(b, safe="")
+    )
+    params = [(data.draw(st.sampled_from(names)), v) for v in values] if names else []
+    checked("HTTP query", lambda: _problem(service.get(url, params=params)))
+
+
+@given(mutated(REQUEST_SEEDS + HOSTILE), st.sampled_from(["", "?verbose=true", "?trace=true",
+       "?timeout=0.5", "?timeout=-1", "?next=ocp=4.99"]), st.sampled_from(["resolve",
+       "resolve/graph"]))  # fmt: skip
+def test_http_resolve(service: Any, body: bytes, query: str, route: str) -> None:
+    headers = {"Content-Type": "application/yaml"}
+    checked(
+        "HTTP resolve",
+        lambda: _problem(service.post(f"/api/v1/{route}{query}", content=body, headers=headers)),
+    )
+
+
+def _bundle_archive() -> bytes:
+    import io
+    import tarfile
+
+    files = {
+        "metadata/annotations.yaml": b"annotations:\n"
+        b"  operators.operatorframework.io.bundle.package.v1: p\n"
+        b"  operators.operatorframework.io.bundle.channels.v1: stable\n",
+        "manifests/p.clusterserviceversion.yaml": b"kind: ClusterServiceVersion\n"
+        b"metadata: {name: p.v1.0.0}\nspec: {version: 1.0.0}\n",
+    }
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+TAR_SEEDS = [__import__("gzip").decompress(_bundle_archive())]
+GZIP_SEEDS = [_bundle_archive()]
+
+
+@given(mutated(TAR_SEEDS + HOSTILE).map(lambda tar: __import__("gzip").compress(tar, mtime=0))
+       | mutated(GZIP_SEEDS + HOSTILE))  # fmt: skip
+def test_http_archives(service: Any, body: bytes) -> None:
+    headers = {"Content-Type": "application/gzip"}
+    checked(
+        "HTTP archive",
+        lambda: _problem(service.post("/api/v1/validate", content=body, headers=headers)),
+    )
+
+
+# -- deep or wide CEL rules in a catalog, carried to every output format -------------------------
+
+CEL_LEAVES = st.sampled_from([
+    "true", "p.type == 'olm.gvk'", "p.value.kind == 'K'", "size(p.value) > 1",
+    "semver_compare(string(p.value.version), '1.0.0') >= 0", "p.value.x == bytes('x')",
+    "p.value.description.matches('^(a+)+$')", "p.value == p.value", "p.x.y",
+    "string(p.value) == 'x'", "p.value + p.value == p.value", "1 / 0 == 1",
+])  # fmt: skip
+
+
+@st.composite
+def cel_rule(draw: st.DrawFn) -> str:
+    """A rule nested deep (macros inside macros, negations, parentheses) or wide (many terms)."""
+    leaf = draw(st.lists(CEL_LEAVES, min_size=1, max_size=200).map(
+        lambda terms: f"({draw(st.sampled_from([' || ', ' && '])).join(terms)})"
+    ))  # fmt: skip
+    body = leaf
+    for _ in range(draw(st.integers(0, 60))):
+        body = draw(st.sampled_from([
+            f"!({body})", f"({body})",
+            f"properties.exists(p, {body})", f"properties.all(p, {body})",
+            f"size(properties.map(p, properties.filter(q, {body}))) >= 0",
+        ]))  # fmt: skip
+    return f"properties.exists(p, {body})"
+
+
+def _cel_catalog(root: Path, rule: str) -> None:
+    import orjson
+
+    lines = [
+        {"schema": "olm.package", "name": "evil", "defaultChannel": "s"},
+        {"schema": "olm.channel", "package": "evil", "name": "s",
+         "entries": [{"name": "evil.v1.0.0"}]},
+        {"schema": "olm.bundle", "package": "evil", "name": "evil.v1.0.0", "image": "i",
+         "properties": [{"type": "olm.package", "value": {"packageName": "evil",
+                         "version": "1.0.0"}},
+                        {"type": "olm.constraint", "value": {"failureMessage": "f",
+                         "cel": {"rule": rule}}}]},
+        {"schema": "olm.package", "name": "dep", "defaultChannel": "s"},
+        {"schema": "olm.channel", "package": "dep", "name": "s",
+         "entries": [{"name": f"dep.v1.0.{n}"} for n in range(3)]},
+        *({"schema": "olm.bundle", "package": "dep", "name": f"dep.v1.0.{n}", "image": "i",
+           "properties": [{"type": "olm.package", "value": {"packageName": "dep",
+                           "version": f"1.0.{n}"}},
+                          {"type": "olm.csv.metadata", "value": {"description": "a" * 3000 + "!",
+                           "keywords": ["x"] * 20}},
+                          *({"type": "olm.gvk", "value": {"group": f"g{i}", "kind": "K",
+                             "version": "v1"}} for i in range(12))]}
+          for n in range(3)),
+    ]  # fmt: skip
+    (root / "catalog.json").write_bytes(b"\n".join(orjson.dumps(line) for line in lines))
+
+
+@settings(max_examples=max(10, settings().max_examples // 10))
+@given(cel_rule(), st.sampled_from(["text", "json", "yaml", "html", "table"]))
+def test_cel_rules_in_a_catalog_to_every_output(rule: str, output: str) -> None:
+    """A catalog's deep or wide CEL rule through ``deppy resolve -o FORMAT``: exit 0, 1 or 2,
+    at most one error line, within the suite's deadline and memory ceiling."""
+    from click.testing import CliRunner
+
+    from deppy.cli.main import cli, register_commands
+
+    register_commands()
+    with tempfile.TemporaryDirectory() as directory:
+        _cel_catalog(Path(directory), rule)
+        args = ["resolve", "--catalog", directory, "--require", "evil", "-o", output]
+
+        def run() -> None:
+            result = CliRunner().invoke(cli, args)
+            if result.exception is not None and not isinstance(result.exception, SystemExit):
+                raise result.exception
+            assert result.exit_code in (0, 1, 2), (result.exit_code, result.stderr[-500:])
+            errors = [line for line in result.stderr.splitlines() if "error" in line]
+            assert len(errors) <= 1 and "Traceback" not in result.stderr, result.stderr[-500:]
+
+        checked("CEL in a catalog", run)

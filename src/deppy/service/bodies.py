@@ -126,7 +126,7 @@ def unpack_bundle(body: bytes, into: Path) -> Path:
     except (tarfile.TarError, EOFError, OSError, ValueError) as error:
         raise Problem(
             400,
-            f"not a readable tar.gz archive: {error}",
+            f"not a readable tar.gz archive: {' '.join(str(error).split())}",
             field="body",
             fix="send tar -czf - -C BUNDLE_DIR . (manifests/ and metadata/ inside)",
         ) from None

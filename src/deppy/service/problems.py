@@ -18,7 +18,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
-from deppy.errors import DeppyError, InputError
+from deppy.errors import DeppyError, InputError, printable
 from deppy.workflows.show import PackageNotFound
 
 PROBLEM_JSON = "application/problem+json"
@@ -49,6 +49,7 @@ class Problem(Exception):
         kind: str | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
+        detail = printable(detail)  # one line, whatever a library's error text held
         super().__init__(detail)
         self.status = status
         self.detail = detail
