@@ -475,14 +475,13 @@ CSV_SPEC_SEED = {
 
 def _bundle_embedding(spec: Any, name: str) -> Any:
     import base64
-
-    import orjson
+    import json
 
     from deppy.catalog.model import Bundle
     from deppy.catalog.semver import Version
 
     csv = {"kind": "ClusterServiceVersion", "metadata": {"name": name}, "spec": spec}
-    data = base64.b64encode(orjson.dumps(csv)).decode()
+    data = base64.b64encode(json.dumps(csv).encode()).decode()  # any int, as YAML could hold
     return Bundle(name, "p", Version.parse("1.0.0"), "img", "c", "c",
                   (Property("olm.bundle.object", {"data": data}),))  # fmt: skip
 
@@ -531,11 +530,11 @@ CLUSTER_OBJECT_SEEDS = [
 @given(st.lists(mutated_object(CLUSTER_OBJECT_SEEDS), min_size=1, max_size=4))
 def test_cluster_objects(objects: list[Any]) -> None:
     """A cluster export whose objects have any field of any type: read, or one error line."""
-    import orjson
+    import json
 
     from deppy.cluster.export import read_cluster_files
 
-    data = orjson.dumps({"apiVersion": "v1", "kind": "List", "items": objects})
+    data = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}).encode()
     with in_file(data, "state.json") as path:
         checked("cluster objects", lambda: read_cluster_files(path))
 
@@ -543,12 +542,13 @@ def test_cluster_objects(objects: list[Any]) -> None:
 @given(mutated_object([CLUSTER_OBJECT_SEEDS[1]]), st.booleans())
 def test_csv_annotations(csv: Any, as_json: bool) -> None:
     """``deppy properties`` on a CSV whose metadata, annotations or spec have any type."""
-    import orjson
+    import json
+
     import yaml
 
     from deppy.workflows.properties import annotate_csv, read_csv_file
 
-    data = orjson.dumps(csv) if as_json else yaml.safe_dump(csv).encode()
+    data = json.dumps(csv).encode() if as_json else yaml.safe_dump(csv).encode()
     with in_file(data, "csv.json" if as_json else "csv.yaml") as path:
 
         def run() -> None:
