@@ -16,7 +16,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.catalog.cel import CelCompileError, CelEvaluationError, compile_rule, properties_of
+from deppy.catalog.cel import (
+    CelCompileError,
+    CelEvaluationError,
+    compile_rule,
+    properties_of,
+    rule_budget,
+)
 from deppy.catalog.semver import Version
 from deppy.controller.crds import MAX_INPUT_CONSTRAINTS
 from deppy.controller.fields import flag, items, kind_of, mapping, name_in, seconds, text
@@ -277,13 +283,14 @@ def _apply_rule(
     except CelCompileError as error:
         raise InputError(where, f"the CEL rule does not compile: {error}") from None
     failing: list[Version] = []
-    for bundle in catalogs.bundles_of(requirement.package):
-        try:
-            ok = program.evaluate(properties_of(bundle))
-        except CelEvaluationError:
-            ok = False  # OLM's celPredicate: an evaluation error does not match
-        if not ok:
-            failing.append(bundle.version)
+    with rule_budget():  # one budget for the rule over the package's bundles
+        for bundle in catalogs.bundles_of(requirement.package):
+            try:
+                ok = program.evaluate(properties_of(bundle))
+            except CelEvaluationError:
+                ok = False  # OLM's celPredicate: an evaluation error does not match
+            if not ok:
+                failing.append(bundle.version)
     ignored = tuple(dict.fromkeys((*requirement.ignore_versions, *sorted(failing))))
     return replace(requirement, ignore_versions=ignored)
 

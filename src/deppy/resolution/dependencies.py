@@ -108,7 +108,7 @@ def _label_need(bundle: Bundle, label: str, context: ResolutionContext) -> Needs
 
 
 def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) -> Needs:
-    from deppy.catalog.cel import CelBudgetExceeded
+    from deppy.catalog.cel import CelBudgetExceeded, rule_budget
     from deppy.catalog.constraint_spec import parse_constraint
 
     where = f"{bundle.source}: bundle {bundle.name}: olm.constraint"
@@ -125,7 +125,8 @@ def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) ->
         else (b for name in sorted(packages) for b in context.catalogs.bundles_of(name))
     )
     try:
-        found = [b for b in pool if spec.matches(b)]
+        with rule_budget():  # one budget for the rule over the whole pool
+            found = [b for b in pool if spec.matches(b)]
     except CelBudgetExceeded as error:
         context.warn(f"{where}: {error}; this dependency cannot be satisfied")
         return Needs(bundle, "an olm.constraint CEL rule", (), f"its CEL rule was {error}")

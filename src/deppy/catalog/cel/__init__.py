@@ -26,9 +26,12 @@ cannot be stopped.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 from celpy import celtypes
 from celpy.celparser import CELParseError, CELParser
@@ -62,6 +65,7 @@ from deppy.catalog.cel.values import (
 
 __all__ = [
     "COST_BUDGET",
+    "RULE_BUDGET",
     "CelBudgetExceeded",
     "CelCompileError",
     "CelEvaluationError",
@@ -71,6 +75,7 @@ __all__ = [
     "go_float",
     "go_sprint",
     "properties_of",
+    "rule_budget",
     "semver_compare",
 ]
 
@@ -89,25 +94,42 @@ class CelProgram:
     _slow: Any
 
     def evaluate(self, properties: CelProperties) -> bool:
-        """The rule's verdict for one bundle; raises CelEvaluationError when it fails there."""
-        if self._fast is not None:
-            try:
-                result = self._fast({"properties": properties.values, _BUDGET: [COST_BUDGET]})
-            except _Err as err:
-                raise CelEvaluationError(str(err)) from None
-            except RecursionError:
-                raise CelEvaluationError("rule nested too deeply to evaluate") from None
-            except _OutOfBudget:
-                raise CelBudgetExceeded(_cut_off()) from None
-        else:
-            result = self._evaluate_slow(properties)
+        """The rule's verdict for one bundle; raises CelEvaluationError when it fails there.
+
+        Costs at most :data:`COST_BUDGET` steps, and inside :func:`rule_budget` at most what is
+        left of that block's :data:`RULE_BUDGET`."""
+        pool = _POOL.get()
+        allowance = COST_BUDGET if pool is None else min(COST_BUDGET, pool[0])
+        if allowance <= 0:
+            raise CelBudgetExceeded(_cut_off(pooled=True))
+        budget = [allowance]
+        try:
+            result = self._evaluate(properties, budget)
+        except CelBudgetExceeded:
+            raise CelBudgetExceeded(_cut_off(pooled=allowance < COST_BUDGET)) from None
+        finally:
+            if pool is not None:
+                pool[0] -= allowance - max(budget[0], 0)
         if result is True or result is False:
             return result
         raise CelEvaluationError(f"cel expression evaluated to {_type_name(result)}, not bool")
 
-    def _evaluate_slow(self, properties: CelProperties) -> Any:
+    def _evaluate(self, properties: CelProperties, budget: list[int]) -> Any:
+        if self._slow is not None:
+            return self._evaluate_slow(properties, budget)
+        assert self._fast is not None
         try:
-            result = interpreter.evaluate(self._slow, properties.as_celpy(), [COST_BUDGET])
+            return self._fast({"properties": properties.values, _BUDGET: budget})
+        except _Err as err:
+            raise CelEvaluationError(str(err)) from None
+        except RecursionError:
+            raise CelEvaluationError("rule nested too deeply to evaluate") from None
+        except _OutOfBudget:
+            raise CelBudgetExceeded(_cut_off()) from None
+
+    def _evaluate_slow(self, properties: CelProperties, budget: list[int]) -> Any:
+        try:
+            result = interpreter.evaluate(self._slow, properties.as_celpy(), budget)
         except CELEvalError as err:
             raise CelEvaluationError(_celpy_message(err)) from None
         except (TypeError, ValueError, KeyError, ArithmeticError, RecursionError) as err:
@@ -121,7 +143,31 @@ class CelProgram:
         return result
 
 
-def _cut_off() -> str:
+RULE_BUDGET: Final = 20 * COST_BUDGET
+"""What one rule may cost over all the bundles it is checked against in one :func:`rule_budget`
+block (a resolution checks a catalog's rule against every bundle of the catalogs): a real rule
+costs a few hundred steps a bundle, so 55,000 bundles fit; a rule just under
+:data:`COST_BUDGET` on every bundle would otherwise cost minutes on a large catalog."""
+
+_POOL: ContextVar[list[int] | None] = ContextVar("deppy_cel_rule_budget", default=None)
+
+
+@contextmanager
+def rule_budget() -> Iterator[None]:
+    """Evaluations in this block share one :data:`RULE_BUDGET`; past it each is cut off."""
+    token = _POOL.set([RULE_BUDGET])
+    try:
+        yield
+    finally:
+        _POOL.reset(token)
+
+
+def _cut_off(*, pooled: bool = False) -> str:
+    if pooled:
+        return (
+            f"evaluation cut off: the rule costs more than deppy's budget of {RULE_BUDGET:,} "
+            "steps over the bundles it is checked against"
+        )
     return (
         f"evaluation cut off: the rule costs more than deppy's budget of {COST_BUDGET:,} "
         "steps on this bundle"

@@ -73,10 +73,19 @@ def _install_brief_reprs() -> None:
     """
     for kind in (celtypes.ListType, celtypes.MapType, celtypes.StringType, celtypes.BytesType):
         kind.__repr__ = _brief_repr  # type: ignore[method-assign]
+    # an error's repr held the errors it was built from, each with theirs: `&&` over errors
+    # of nested macros made it exponential (2.4 GB for a 200-character rule)
+    CELEvalError.__repr__ = _brief_error  # type: ignore[method-assign]
+    CELEvalError.__str__ = _brief_error  # type: ignore[method-assign,assignment]
 
 
 def _brief_repr(value: Any) -> str:
     return _BRIEF.repr(value)
+
+
+def _brief_error(error: CELEvalError) -> str:
+    first = error.args[0] if error.args else "evaluation error"
+    return first if isinstance(first, str) and len(first) <= MAX_EXCERPT else _BRIEF.repr(first)
 
 
 _install_brief_reprs()
