@@ -131,9 +131,22 @@ def checked(name: str, run: Callable[[], Any], *allowed: type[BaseException]) ->
     RAN[name] = RAN.get(name, 0) + 1
 
 
+ADDRESS_SPACE_LIMIT = 8 * 2**30
+
+
 @pytest.fixture(scope="module", autouse=True)
 def count() -> Iterator[None]:
-    yield
+    """Counts what ran; meanwhile the process may not grow past ADDRESS_SPACE_LIMIT, so a
+    memory blow-up is a MemoryError (a finding) instead of the machine's OOM killer."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    capped = (
+        ADDRESS_SPACE_LIMIT if hard == resource.RLIM_INFINITY else min(hard, ADDRESS_SPACE_LIMIT)
+    )
+    resource.setrlimit(resource.RLIMIT_AS, (capped, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
     total = sum(RAN.values())
     detail = ", ".join(f"{name} {n}" for name, n in sorted(RAN.items()))
     print(f"\nfuzz: {total} inputs ran without a finding ({detail})")
