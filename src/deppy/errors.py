@@ -43,6 +43,21 @@ def excerpt(value: object, limit: int = MAX_EXCERPT) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def json_type(value: object) -> str:
+    """How a message names the JSON type found where another was expected: ``a list``."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    return "null" if value is None else f"a {type(value).__name__}"
+
+
 def quoted(text: str, limit: int = MAX_EXCERPT) -> str:
     """A string from the input in double quotes, JSON-escaped, cut short when it is long."""
     if len(text) <= limit:

@@ -30,7 +30,7 @@ from deppy.catalog.cel import (
     properties_of,
 )
 from deppy.catalog.semver import Version, VersionError, VersionRange
-from deppy.errors import InputError, excerpt, quoted
+from deppy.errors import InputError, excerpt, json_type, quoted
 
 __all__ = [
     "MAX_CONSTRAINT_SIZE",
@@ -322,7 +322,7 @@ def _fields(value: object, known: tuple[str, ...], where: str, what: str) -> dic
     if not isinstance(value, Mapping):
         raise InputError(
             where,
-            f"{what} must be an object, not {_json_type(value)}",
+            f"{what} must be an object, not {json_type(value)}",
             _KINDS_FIX if what == "a constraint" else None,
         )
     out: dict[str, Any] = {}
@@ -346,24 +346,12 @@ def _fold_match(key: object, known: tuple[str, ...]) -> str | None:
     return next((k for k in known if k.lower() == lowered), None)
 
 
-def _json_type(value: object) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "a list"
-    return f"a {type(value).__name__}"
-
-
 def _optional_text(obj: dict[str, Any], name: str, where: str) -> str | None:
     value = obj.get(name)
     if value is None:
         return None
     if not isinstance(value, str):
-        raise InputError(f"{where}/{name}", f"must be a string, not {_json_type(value)}")
+        raise InputError(f"{where}/{name}", f"must be a string, not {json_type(value)}")
     return value or None
 
 
@@ -418,7 +406,7 @@ def _parse_compound(value: object, where: str, kind: str, depth: int) -> tuple[C
     if items is None:
         return ()
     if not isinstance(items, list | tuple):
-        raise InputError(f"{where}/constraints", f"must be a list, not {_json_type(items)}")
+        raise InputError(f"{where}/constraints", f"must be a list, not {json_type(items)}")
     return tuple(
         _parse_node(item, f"{where}/constraints[{i}]", depth + 1) for i, item in enumerate(items)
     )

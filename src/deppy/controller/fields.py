@@ -14,22 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from deppy.errors import InputError
-
-
-def kind_of(value: Any) -> str:
-    """How a message names what it found instead: ``a list``, ``a string``, ``a number``."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, list | tuple):
-        return "a list"
-    return "null" if value is None else f"a {type(value).__name__}"
+from deppy.errors import InputError, json_type
 
 
 def mapping(value: Any, where: str) -> Mapping[str, Any]:
@@ -37,7 +22,7 @@ def mapping(value: Any, where: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise InputError(where, f"expected a mapping, found {kind_of(value)}")
+        raise InputError(where, f"expected a mapping, found {json_type(value)}")
     return value
 
 
@@ -46,7 +31,7 @@ def items(value: Any, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list | tuple):
-        raise InputError(where, f"expected a list, found {kind_of(value)}")
+        raise InputError(where, f"expected a list, found {json_type(value)}")
     return list(value)
 
 
@@ -55,7 +40,7 @@ def text(value: Any, where: str, default: str = "") -> str:
     if value is None or value == "":
         return default
     if not isinstance(value, str):
-        raise InputError(where, f"expected a string, found {kind_of(value)}")
+        raise InputError(where, f"expected a string, found {json_type(value)}")
     return value
 
 
@@ -64,7 +49,7 @@ def flag(value: Any, where: str) -> bool:
     if value is None:
         return False
     if not isinstance(value, bool):
-        raise InputError(where, f"expected true or false, found {kind_of(value)}")
+        raise InputError(where, f"expected true or false, found {json_type(value)}")
     return value
 
 
@@ -73,7 +58,7 @@ def seconds(value: Any, where: str, default: float) -> float:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(where, f"expected a number of seconds, found {kind_of(value)}")
+        raise InputError(where, f"expected a number of seconds, found {json_type(value)}")
     if not math.isfinite(value) or value <= 0:
         raise InputError(where, "expected a finite, positive number of seconds")
     return float(value)

@@ -19,6 +19,7 @@ from typing import Any
 from deppy.catalog.fbc.objects import csv_in_manifest
 from deppy.catalog.model import Bundle
 from deppy.catalog.properties import BUNDLE_OBJECT
+from deppy.errors import json_type
 
 NAMESPACED, CLUSTER = "namespace", "cluster"
 
@@ -88,7 +89,7 @@ def _mapping(value: Any, where: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise UnreadablePermissions(f"{where}: expected a mapping, found a {type(value).__name__}")
+        raise UnreadablePermissions(f"{where}: expected a mapping, found {json_type(value)}")
     return value
 
 
@@ -96,7 +97,7 @@ def _list(value: Any, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise UnreadablePermissions(f"{where}: expected a list, found a {type(value).__name__}")
+        raise UnreadablePermissions(f"{where}: expected a list, found {json_type(value)}")
     return value
 
 

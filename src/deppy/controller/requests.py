@@ -25,8 +25,8 @@ from deppy.catalog.cel import (
 )
 from deppy.catalog.semver import Version
 from deppy.controller.crds import MAX_INPUT_CONSTRAINTS
-from deppy.controller.fields import flag, items, kind_of, mapping, name_in, seconds, text
-from deppy.errors import InputError
+from deppy.controller.fields import flag, items, mapping, name_in, seconds, text
+from deppy.errors import InputError, json_type
 from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
 from deppy.resolution.request_parsing import (
     parse_version,
@@ -314,7 +314,7 @@ def operator_input_constraints(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     if version is not None and version != "":
         if isinstance(version, bool) or not isinstance(version, str | int | float):
             raise InputError(
-                f"{where}: spec.version", f"expected a version, found {kind_of(version)}"
+                f"{where}: spec.version", f"expected a version, found {json_type(version)}"
             )
         constraints.append(
             {
