@@ -180,6 +180,21 @@ def test_a_rule_pays_one_budget_over_all_the_bundles_it_is_checked_against(tmp_p
     )
 
 
+def test_a_number_too_long_to_read_is_a_problem_naming_its_object() -> None:
+    """A JSON catalog stream with a 5,000-digit number (found by the fuzz suite): Python's
+    json refuses the conversion with a ValueError, once a traceback; now the object is skipped
+    as invalid, named by its line."""
+    from deppy.catalog.fbc import load_catalog_documents
+    from deppy.errors import InputError
+
+    stream = (
+        b'{"schema": "olm.package", "name": "p"}\n'
+        b'{"schema": "olm.bundle", "package": "p", "name": "p.v1", "x": ' + b"9" * 5000 + b"}\n"
+    )
+    with pytest.raises(InputError, match="object at line 2: a number of more than 4,300 digits"):
+        load_catalog_documents({"catalog.json": stream}, name="c", where="c")
+
+
 # -- 5. cluster input: a kind that is not text, a CSV whose metadata is not a mapping -----------
 
 

@@ -271,6 +271,8 @@ def _json_stream(data: bytes, problems: list[tuple[str, str]]) -> list[Doc]:
             _, pos = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as err:
             why = f"invalid JSON at line {err.lineno} column {err.colno} ({err.msg})"
+        except ValueError:  # Python reads integers of at most 4,300 digits
+            why = "a number of more than 4,300 digits"
         except RecursionError:
             why = too_deep_message()
         else:
