@@ -181,7 +181,7 @@ def resolve_cmd(
         notes: tuple[str, ...] = ()
         if state is None:
             with spinner("loading catalogs…"):
-                catalog_set = load_catalogs(catalog_specs, report=report)
+                catalog_set = load_catalogs(catalog_specs, report=report, sources=request.sources)
         else:
             from deppy.workflows.cluster_input import cluster_input
 

@@ -142,7 +142,7 @@ def catalog_source(
     named by ``--source`` when given."""
     specs = [parse_catalog(spec) for spec in catalogs]
     with spinner("loading catalogs…"):
-        source = load_catalogs(specs, report=stderr(quiet=quiet))
+        source = load_catalogs(specs, report=stderr(quiet=quiet), sources=sources)
     return source.restricted(list(sources)) if sources else source
 
 
