@@ -158,7 +158,7 @@ def test_suggestions_are_checked_with_the_pipeline_the_user_ran(tmp_path: Path) 
     nudged = with_nudges(tmp_path, {"prohibit": {"package": "app", "versions": "1.0.0"}})
     mine = resolve_in_pipeline(catalogs, request, pipeline=nudged)
     assert mine.explanation is not None
-    assert not any("1.0.0" in s.text for s in mine.explanation.suggestions), [
+    assert not any("app@1.0.0" in s.text for s in mine.explanation.suggestions), [
         s.text for s in mine.explanation.suggestions
     ]
 

@@ -13,6 +13,7 @@ class Settings:
     """What the options of the running command set for the helpers that print (``-q``)."""
 
     quiet = False
+    warned = 0  # lines of warnings written to stderr: an explanation fits in what is left
 
 
 SETTINGS = Settings()
@@ -29,6 +30,22 @@ def dump(data: Any, output: str) -> None:
 
 
 def warn(message: str) -> None:
-    """``deppy: warning: …`` on stderr, unless -q."""
+    """``deppy: warning: …`` on stderr, unless -q; wrapped at a screen's 100 columns."""
     if not SETTINGS.quiet:
-        click.echo(f"deppy: warning: {message}", err=True)
+        note(f"deppy: warning: {message}")
+
+
+def note(text: str) -> None:
+    """A line for people on stderr, wrapped at 100 columns (a word is never cut), counted."""
+    import textwrap
+
+    from deppy.explain.render import SCREEN_WIDTH
+
+    lines = textwrap.wrap(
+        text, SCREEN_WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+    )
+    lines = lines or [text]
+    if text.startswith(" "):  # an indented line (a continuation) keeps its indent
+        lines = [text] if len(text) <= SCREEN_WIDTH else lines
+    SETTINGS.warned += len(lines)
+    click.echo("\n".join(lines), err=True)

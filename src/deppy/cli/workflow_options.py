@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.cli.data_output import SETTINGS, dump, warn
+from deppy.cli.data_output import SETTINGS, dump, note, warn
 from deppy.cli.spinner import spinner
 from deppy.cli.text_table import columns
 from deppy.resolution.request import ClusterFacts
@@ -147,7 +147,7 @@ def catalog_source(
 
 
 def to_stderr(message: str) -> None:
-    click.echo(message, err=True)
+    note(message)
 
 
 def stderr(*, quiet: bool) -> Report | None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from deppy.explain.model import Cause, Explanation
+from deppy.explain.model import Cause, Explanation, Suggestion
 
 
 def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> str:
@@ -35,32 +37,89 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
 
 SCREEN_LINES = 10
 SCREEN_WIDTH = 100
+PLURAL = {"reason": "reasons", "way out": "ways out"}
 
 
-def explanation_as_short_text(explanation: Explanation, *, more: str = "-v") -> str:
-    """The explanation on one screen: the summary, every cause (each is part of the reason),
-    then as many ways out as fit in ten lines, each line at most 100 characters; ``more`` names
-    the option that gives the long form."""
-    lines = [_clip(explanation.summary), "Why:"]
-    lines += [_clip(f"  - {cause.short or cause.text}") for cause in explanation.causes]
-    suggestions = [s.text for s in explanation.suggestions]
-    room = max(SCREEN_LINES - len(lines) - 2, 1)  # "Try:" and the closing hint
-    shown = suggestions[:room]
-    if shown:
-        lines.append("Try:")
-        lines += [_clip(f"  - {text}") for text in shown]
-    left = len(suggestions) - len(shown)
-    extra = f"; {left} more way{'s' if left > 1 else ''} out" if left else ""
-    lines.append(f"({more} for the long form{extra})")
-    return "\n".join(lines)
+def explanation_as_short_text(
+    explanation: Explanation,
+    *,
+    more: str = "-v",
+    lines: int = SCREEN_LINES,
+    width: int = SCREEN_WIDTH,
+) -> str:
+    """The explanation on one screen: at most ``lines`` lines of at most ``width`` characters.
+
+    It fits by saying less, never by cutting a line short: each cause in its short form (the
+    fact first) and each way out in its full form when they fit the width, else in the other
+    form, else wrapped; a cause that only
+    restates the summary is left off; then, while the screen is full, fewer ways out (down to
+    one), fewer causes (down to one), and the closing hint counts what the long form (``more``)
+    adds. A single cause or way out shares its heading's line.
+    """
+    head = _fitted("", [explanation.summary, explanation.short_summary], width)
+    causes = [c for c in explanation.causes if not c.restates] or list(explanation.causes[:1])
+    cause_lines = [_fitted("  - ", [c.short, c.text], width) for c in causes]
+    ways = [_fitted("  - ", [s.text, s.short], width) for s in explanation.suggestions]
+    ncauses, nways = len(cause_lines), len(ways)
+
+    def screen(ncauses: int, nways: int) -> list[str]:
+        out = list(head)
+        out += _block("Why:", causes[:ncauses], cause_lines[:ncauses], width)
+        out += _block("Try:", list(explanation.suggestions[:nways]), ways[:nways], width)
+        left = [
+            (len(cause_lines) - ncauses, "reason"),
+            (len(ways) - nways, "way out"),
+        ]
+        extra = "".join(f"; {n} more {word if n == 1 else PLURAL[word]}" for n, word in left if n)
+        out.append(f"({more} for the long form{extra})")
+        return out
+
+    shown = screen(ncauses, nways)
+    while len(shown) > lines:
+        if nways > 1:
+            nways -= 1
+        elif ncauses > 1:
+            ncauses -= 1
+        elif nways:
+            nways -= 1
+        else:
+            break
+        shown = screen(ncauses, nways)
+    return "\n".join(shown)
 
 
-def _clip(line: str) -> str:
-    if len(line) <= SCREEN_WIDTH:
-        return line
-    cut = line[: SCREEN_WIDTH - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > SCREEN_WIDTH // 2 else cut) + "…"
+def _block(
+    title: str, items: Sequence[Cause | Suggestion], fitted: list[list[str]], width: int
+) -> list[str]:
+    """A heading and its items; a single item on the heading's line when it fits there."""
+    if not fitted:
+        return []
+    if len(fitted) == 1:
+        item = items[0]
+        forms = [item.short, item.text] if isinstance(item, Cause) else [item.text, item.short]
+        inline = _fitted(f"{title} ", forms, width)
+        if len(inline) == 1:
+            return inline
+    return [title, *(line for lines in fitted for line in lines)]
+
+
+def _fitted(prefix: str, forms: Sequence[str], width: int) -> list[str]:
+    """``prefix`` and the first of ``forms`` that fits ``width`` on one line; else the
+    shortest form wrapped at spaces (a word is never cut) under an indent."""
+    candidates = [form for form in forms if form]
+    for form in candidates:
+        if len(prefix) + len(form) <= width:
+            return [prefix + form]
+    shortest = min(candidates, key=len)
+    indent = "    " if prefix.startswith("  - ") else "  "
+    return textwrap.wrap(
+        shortest,
+        width,
+        initial_indent=prefix,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _cause_as_dict(cause: Cause) -> dict[str, Any]:

@@ -67,7 +67,7 @@ def load_catalogs(
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
         if report is not None:
             report(
-                "deppy: no --catalog given and no stored catalogs (see 'deppy catalog add'); "
+                "deppy: no --catalog and no stored catalog (deppy catalog add): "
                 "using the embedded example catalog"
             )
     stored_names = [s.path for s in specs if _stored_name(s, store)]
