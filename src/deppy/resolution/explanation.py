@@ -140,7 +140,7 @@ def _span(bundles: Sequence[Bundle]) -> str:
 
 _SHORT_REASONS = (
     (r"^no catalog \((.*)\) contains package \S+$", r"in no catalog (\1)"),
-    (r"^no bundle in any catalog provides the API .*$", "no catalog provides it"),
+    (r"^no bundle in any catalog provides the API .*$", "no catalog here provides it"),
     (r"^only other bundles of (\S+) provide the API .*$", r"only \1 itself provides it"),
     (r"^no bundle in any catalog carries the label .*$", "no catalog has it"),
     (r"^no version of \S+ is in range .*; available: (.*)$", r"catalogs have only \1"),

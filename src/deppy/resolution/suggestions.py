@@ -47,6 +47,7 @@ class ReplaceRequirement:
     index: int
     spec: str
     why: str = ""
+    ask: str = ""  # the package probably meant by a name no catalog has: "did you mean …?"
 
     def requirement(self) -> RequiredPackage:
         return parse_require(self.spec)
@@ -59,11 +60,15 @@ class ReplaceRequirement:
     def text(self, request: ResolutionRequest) -> str:
         """The command first (what to paste), then why: a screen that cuts the line keeps the
         part that matters."""
+        if self.ask:
+            return f"did you mean {self.ask}? require '{self.spec}'"
         old = request.required[self.index].describe()
         why = self.why.rstrip(": ")
         return f"require '{self.spec}' instead of '{old}'" + (f" — {why}" if why else "")
 
     def short(self, request: ResolutionRequest) -> str:
+        if self.ask:
+            return f"did you mean {self.spec}? require '{self.spec}'"
         old = request.required[self.index].describe()
         instead = f"require '{self.spec}' instead of '{old}'"
         return instead if len(instead) <= SCREEN_WIDTH - 4 else f"require '{self.spec}'"
