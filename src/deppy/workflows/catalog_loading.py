@@ -217,10 +217,9 @@ def report_problems(
 def unknown_package(source: BundleSource, package: str, where: str) -> InputError:
     """The error for a package no catalog has: which catalogs were searched, the closest names
     and how to look further."""
-    import difflib
+    from deppy.workflows.did_you_mean import did_you_mean
 
-    close = difflib.get_close_matches(package, source.package_names(), n=3)
-    hint = f"did you mean {', '.join(close)}? " if close else ""
+    hint = did_you_mean(source, package)
     return InputError(
         where,
         f"no catalog ({', '.join(source.names())}) has this package",

@@ -26,7 +26,7 @@ from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.suggestions import ReplaceRequirement, suggestion
 from deppy.workflows.search import search
 
-__all__ = ["closest_packages", "with_names_suggested"]
+__all__ = ["closest_packages", "did_you_mean", "with_names_suggested"]
 
 SHOWN = 3  # names offered per misnamed requirement
 
@@ -45,6 +45,15 @@ def closest_packages(source: BundleSource, asked: str) -> list[tuple[str, str]]:
         if name != asked:
             found.setdefault(name, "")
     return list(found.items())[: SHOWN * 2]
+
+
+def did_you_mean(source: BundleSource, asked: str) -> str:
+    """``did you mean clife (Isovalent Networking), cilium? `` for an error message, or ""."""
+    close = closest_packages(source, asked)[:SHOWN]
+    named = [
+        f"{name} ({display})" if display and display != name else name for name, display in close
+    ]
+    return f"did you mean {', '.join(named)}? " if named else ""
 
 
 def with_names_suggested(
