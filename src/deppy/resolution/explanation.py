@@ -347,7 +347,21 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
             changes.append(DropEntry("required", _index(request.required, fact.requirement), why))
         elif isinstance(fact, KeptInstalled) and fact.installed in request.installed:
             changes.append(DropEntry("installed", _index(request.installed, fact.installed)))
-    return list(dict.fromkeys(changes))
+    return _one_advice_per_package(list(dict.fromkeys(changes)))
+
+
+def _one_advice_per_package(changes: list[RequestChange]) -> list[RequestChange]:
+    """Where several bundles miss one package in different ranges, one "find a catalog
+    offering" line: the first, for the most preferred (newest) bundle's range."""
+    advised: set[str] = set()
+    kept: list[RequestChange] = []
+    for change in changes:
+        if isinstance(change, Advice) and change.package is not None:
+            if change.package in advised:
+                continue
+            advised.add(change.package)
+        kept.append(change)
+    return kept
 
 
 def _index(items: Sequence[object], item: object) -> int:
