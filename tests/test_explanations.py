@@ -18,6 +18,7 @@ from deppy.explain import Cause, Explanation, Suggestion, explanation_as_short_t
 from tests.olm_builders import (
     bundle,
     channel,
+    constraint,
     csv_metadata,
     make_catalog,
     needs_package,
@@ -233,3 +234,22 @@ def test_entries_kept_without_their_skip_range_are_not_called_skipped(tmp_path: 
         f"  (see: deppy catalog problems {catalog})",
     ]
     assert "skipped" not in err
+
+
+def test_many_warnings_leave_the_explanation_its_screen(tmp_path: Path) -> None:
+    versions = [f"1.{n}.0" for n in range(8)]
+    objs = [
+        package("app"),
+        channel("app", "stable", *(f"app.v{v}" for v in versions)),
+        *(
+            bundle("app", v, constraint({"failureMessage": "a rule with no kind"}))
+            for v in versions
+        ),
+    ]
+    catalog = str(write_catalog(tmp_path / "noisy", objs))
+    code, out, err = cli("resolve", "--catalog", catalog, "--require", "app")
+    assert code == 1
+    fits(err + out)
+    assert "warnings (-v shows them)" in err and out.startswith("Cannot resolve")
+    code, out, err = cli("resolve", "--catalog", catalog, "--require", "app", "-v")
+    assert err.count("olm.constraint") >= 8

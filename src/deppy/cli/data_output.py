@@ -3,6 +3,7 @@ every command's ``-o json|yaml``; and ``-q``, which keeps warnings off stderr.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -35,17 +36,51 @@ def warn(message: str) -> None:
         note(f"deppy: warning: {message}")
 
 
+def warn_within(messages: Sequence[str], lines: int) -> None:
+    """The warnings that fit in ``lines`` lines, then how many more ``-v`` shows (the screen
+    an explanation shares with them is ten lines)."""
+    if SETTINGS.quiet:
+        return
+    wrapped = [_wrapped(f"deppy: warning: {message}") for message in messages]
+    if sum(map(len, wrapped)) <= lines:
+        for one in wrapped:
+            _echo(one)
+        return
+    used = 0
+    for n, one in enumerate(wrapped):
+        if used + len(one) > max(lines, 1) - 1:
+            left = len(wrapped) - n
+            count = f"{left} more warning" if n else f"{left} warning"
+            _echo([f"deppy: warning: {count}{'s' * (left > 1)} (-v shows them)"])
+            return
+        _echo(one)
+        used += len(one)
+
+
 def note(text: str) -> None:
     """A line for people on stderr, wrapped at 100 columns (a word is never cut), counted."""
+    _echo(_wrapped(text))
+
+
+def _wrapped(text: str) -> list[str]:
     import textwrap
 
     from deppy.explain.render import SCREEN_WIDTH
 
+    if len(text) <= SCREEN_WIDTH:
+        return [text]
+    indent = "    " if text.startswith("  ") else "  "  # a continuation keeps its indent
     lines = textwrap.wrap(
-        text, SCREEN_WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+        text.strip(),
+        SCREEN_WIDTH,
+        initial_indent=indent[:-2],
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
     )
-    lines = lines or [text]
-    if text.startswith(" "):  # an indented line (a continuation) keeps its indent
-        lines = [text] if len(text) <= SCREEN_WIDTH else lines
+    return lines or [text]
+
+
+def _echo(lines: list[str]) -> None:
     SETTINGS.warned += len(lines)
     click.echo("\n".join(lines), err=True)

@@ -270,10 +270,16 @@ def _cause(
                 short = f"{short_who} {verb} {need}, offered only by {_span(fact.candidates)}"
             return Cause("needs", text, data, short)
         if fact.need == INVALID_CONSTRAINT:
+            brief = short_who or who
+            short = _fitting(
+                f"{brief}: invalid olm.constraint ({fact.missing})",
+                f"{brief}: invalid olm.constraint (-v says why)",
+            )
             return Cause(
                 "invalid-constraint",
                 f"{who} cannot be installed: its olm.constraint is invalid ({fact.missing})",
                 data,
+                short,
             )
         reason = fact.missing or "nothing can satisfy it"
         if isinstance(fact.dependent, RequiredPackage):
