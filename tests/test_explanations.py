@@ -75,6 +75,29 @@ def test_many_reasons_and_ways_out_fit_by_showing_fewer_and_counting_the_rest() 
     fits(explanation_as_short_text(explanation, lines=6), lines=6)
 
 
+def test_a_full_screen_keeps_the_clash_and_drops_the_candidate_lists_first() -> None:
+    matches = [
+        Cause("needs", f"the requirement op-{n} matches only op-{n} 1.0.0 … 0.1.0 (9)", rank=-1)
+        for n in (1, 2)
+    ]
+    clash = Cause("one-per-api", "only one operator may provide the API Widget (example.com/v1)")
+    explanation = Explanation(
+        "Cannot resolve: required package op-1; required package op-2 cannot be satisfied "
+        "together and this summary is long enough to need its short form",
+        ("required package op-1", "required package op-2"),
+        (matches[0], clash, matches[1]),
+        (Suggestion("install only one of op-1, op-2: drop the requirement op-2"),),
+        short_summary="Cannot resolve: op-1, op-2 cannot be had together",
+    )
+    text = explanation_as_short_text(explanation, lines=5)
+    fits(text, lines=5)
+    assert text.splitlines()[:2] == [
+        "Cannot resolve: op-1, op-2 cannot be had together",
+        "Why: only one operator may provide the API Widget (example.com/v1)",
+    ]
+    assert "drop the requirement op-2" in text and "2 more reasons" in text
+
+
 def test_a_cause_that_restates_the_summary_is_left_off_the_screen(tmp_path: Path) -> None:
     catalog = make_catalog(
         tmp_path,

@@ -17,6 +17,9 @@ class Cause:
     # Says nothing the summary does not (the requirement matches just the version it names):
     # left off a one-screen explanation, kept in the long form and the data.
     restates: bool = field(default=False, compare=False)
+    # How much the cause tells beside the others: a full screen drops the lowest first (a
+    # requirement's list of candidates before the clash that rules them out).
+    rank: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,56 +51,53 @@ def explanation_as_short_text(
 
     It fits by saying less, never by cutting a line short: each cause in its short form (the
     fact first) and each way out in its full form when they fit the width, else in the other
-    form, else wrapped; a cause that only
-    restates the summary is left off; then, while the screen is full, fewer ways out (down to
-    one), fewer causes (down to one), and the closing hint counts what the long form (``more``)
-    adds. A single cause or way out shares its heading's line.
+    form, else wrapped; a cause that only restates the summary is left off; then, while the
+    screen is full, fewer ways out (down to one), fewer causes (down to one; the lowest ranked
+    leave first), and the closing hint counts what the long form (``more``) adds. A single
+    cause or way out shares its heading's line.
     """
     head = _fitted("", [explanation.summary, explanation.short_summary], width)
     causes = [c for c in explanation.causes if not c.restates] or list(explanation.causes[:1])
-    cause_lines = [_fitted("  - ", [c.short, c.text], width) for c in causes]
-    ways = [_fitted("  - ", [s.text, s.short], width) for s in explanation.suggestions]
-    ncauses, nways = len(cause_lines), len(ways)
+    # the order causes leave a full screen in: lowest rank first, the last of equals first
+    leaving = sorted(range(len(causes)), key=lambda n: (causes[n].rank, -n))
+    ways = list(explanation.suggestions)
 
-    def screen(ncauses: int, nways: int) -> list[str]:
+    def screen(shown: list[Cause], nways: int) -> list[str]:
         out = list(head)
-        out += _block("Why:", causes[:ncauses], cause_lines[:ncauses], width)
-        out += _block("Try:", list(explanation.suggestions[:nways]), ways[:nways], width)
-        left = [
-            (len(cause_lines) - ncauses, "reason"),
-            (len(ways) - nways, "way out"),
-        ]
+        out += _block("Why:", shown, width)
+        out += _block("Try:", ways[:nways], width)
+        left = [(len(causes) - len(shown), "reason"), (len(ways) - nways, "way out")]
         extra = "".join(f"; {n} more {word if n == 1 else PLURAL[word]}" for n, word in left if n)
         out.append(f"({more} for the long form{extra})")
         return out
 
-    shown = screen(ncauses, nways)
+    dropped: set[int] = set()
+    nways = len(ways)
+    shown = screen(causes, nways)
     while len(shown) > lines:
         if nways > 1:
             nways -= 1
-        elif ncauses > 1:
-            ncauses -= 1
+        elif len(dropped) < len(causes) - 1:
+            dropped.add(leaving[len(dropped)])
         elif nways:
             nways -= 1
         else:
             break
-        shown = screen(ncauses, nways)
+        shown = screen([c for n, c in enumerate(causes) if n not in dropped], nways)
     return "\n".join(shown)
 
 
-def _block(
-    title: str, items: Sequence[Cause | Suggestion], fitted: list[list[str]], width: int
-) -> list[str]:
-    """A heading and its items; a single item on the heading's line when it fits there."""
-    if not fitted:
+def _block(title: str, items: Sequence[Cause | Suggestion], width: int) -> list[str]:
+    """A heading and its items (a cause in its short form first, a way out in its full form
+    first); a single item on the heading's line when it fits there."""
+    if not items:
         return []
-    if len(fitted) == 1:
-        item = items[0]
-        forms = [item.short, item.text] if isinstance(item, Cause) else [item.text, item.short]
-        inline = _fitted(f"{title} ", forms, width)
+    forms = [[i.short, i.text] if isinstance(i, Cause) else [i.text, i.short] for i in items]
+    if len(items) == 1:
+        inline = _fitted(f"{title} ", forms[0], width)
         if len(inline) == 1:
             return inline
-    return [title, *(line for lines in fitted for line in lines)]
+    return [title, *(line for one in forms for line in _fitted("  - ", one, width))]
 
 
 def _fitted(prefix: str, forms: Sequence[str], width: int) -> list[str]:

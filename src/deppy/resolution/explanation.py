@@ -66,11 +66,7 @@ def explain(
         if roots
         else "Cannot resolve the request"
     )
-    short_summary = (
-        f"Cannot resolve these {len(roots)} requests together (see Requested under -v)"
-        if len(roots) > 1
-        else ""
-    )
+    short_summary = _short_summary([f for f in facts if isinstance(f, Requested | KeptInstalled)])
     explanation = Explanation(
         summary=summary,
         short_summary=short_summary,
@@ -104,6 +100,21 @@ def _also_blocking(facts: Sequence[Fact], variables: dict[str, OLMVariable]) -> 
                 seen.add(id(other))
                 extra.append(other)
     return extra
+
+
+def _short_summary(roots: Sequence[Requested | KeptInstalled]) -> str:
+    """The summary with the requests by name ("a, installed b 1.0 cannot be had together"),
+    else counted, for a screen too narrow for the summary."""
+    if len(roots) < 2:
+        return ""
+    names = [
+        f.requirement.package if isinstance(f, Requested) else f"installed {f.installed.package}"
+        for f in roots
+    ]
+    return _fitting(
+        f"Cannot resolve: {', '.join(names)} cannot be had together",
+        f"Cannot resolve these {len(roots)} requests together (see Requested under -v)",
+    )
 
 
 def _root(fact: Requested | KeptInstalled) -> str:
@@ -258,13 +269,14 @@ def _cause(
                 short = f"{who} matches only {offered}"
                 versions = {str(b.version) for b in fact.candidates}
                 exact = versions == {fact.dependent.versions_text}
-                return Cause("needs", text, data, short, restates=exact)
+                return Cause("needs", text, data, short, restates=exact, rank=-1)
             elif isinstance(fact.dependent, InstalledBundle):
                 text = (
                     f"{who} stays or moves forward along its channel, never back: "
                     f"{_candidates(fact.candidates)}"
                 )
-                short = ""
+                short = f"{who} stays or moves forward, never back: {_span(fact.candidates)}"
+                return Cause("needs", text, data, short, rank=-1)
             else:
                 text = f"{who} {verb} {fact.need}, offered only by {_candidates(fact.candidates)}"
                 short = f"{short_who} {verb} {need}, offered only by {_span(fact.candidates)}"
