@@ -154,6 +154,18 @@ def test_a_catalog_left_out_by_source_is_named_and_the_change_resolves() -> None
     assert "--source" not in out and "find a catalog offering db >=2.0.0 <3.0.0" in out
 
 
+def test_a_stored_catalog_not_named_by_catalog_is_named_and_the_change_resolves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    for name, path in (("apps", APPS), ("infra", INFRA)):
+        assert cli("catalog", "add", name, str(path))[0] == 0
+    code, out, _ = cli("resolve", "--catalog", "apps", "--require", "webapp")
+    assert code == 1 and "Try: catalog infra offers db 2.1.0: add `--source infra`" in out
+    code, _, _ = cli("resolve", "--catalog", "apps", "--source", "infra", "--require", "webapp")
+    assert code == 0, "pasted beside --catalog apps, the suggestion resolves"
+
+
 def test_the_service_offers_the_same_catalog_and_its_change_applies() -> None:
     with client(paths_app(str(APPS), str(INFRA))) as api:
         body = {"spec": {"sources": ["apps"], "constraints": ['required("webapp")']}}

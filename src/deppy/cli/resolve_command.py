@@ -36,7 +36,7 @@ from deppy.resolution.request_parsing import (
     parse_require,
 )
 from deppy.solver import SolveTimeout
-from deppy.workflows.catalog_loading import load_catalogs
+from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -182,6 +182,10 @@ def resolve_cmd(
         report = stderr(quiet=not text)
         notes: tuple[str, ...] = ()
         if state is None:
+            named = only_stored_names(catalog_specs)
+            if named:  # the whole store, read in part: a way out may add another of its catalogs
+                request = replace(request, sources=tuple(dict.fromkeys([*named, *request.sources])))
+                catalog_specs = []
             with spinner("loading catalogs…"):
                 catalog_set = load_catalogs(catalog_specs, report=report, sources=request.sources)
         else:

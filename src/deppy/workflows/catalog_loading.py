@@ -108,6 +108,12 @@ def _is_url(path: str) -> bool:
     return path.lower().startswith(("grpc://", "http://", "https://"))
 
 
+def only_stored_names(specs: Sequence[CatalogSpec], store: Path | None = None) -> list[str]:
+    """The names, when every spec names a stored catalog (``--catalog NAME``…), else []."""
+    names = [s.path for s in specs if _stored_name(s, store)]
+    return names if specs and len(names) == len(specs) else []
+
+
 def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
     """``--catalog NAME``: a word that is no path on disk (nor a URL) names a stored catalog."""
     if spec.name is not None or spec.priority or _is_url(spec.path) or Path(spec.path).exists():
