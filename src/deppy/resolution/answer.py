@@ -8,6 +8,7 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.catalog.properties import projected_properties
+from deppy.errors import InputError
 from deppy.explain import Explanation, explanation_as_dict
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.installed import upgrade_path
@@ -190,7 +191,12 @@ def _entry(
     context: ResolutionContext,
 ) -> SelectedBundle:
     bundle = variable.bundle
-    assert bundle is not None
+    if bundle is None:  # a replayed trace whose variables name a bundle its catalogs lack
+        raise InputError(
+            variable.variable.id,
+            "the selection holds a bundle that none of the catalogs has",
+            "the trace is damaged or cut: record it again with --trace",
+        )
     action, from_version = "install", None
     path: tuple[str, ...] = ()
     versions: tuple[str, ...] = ()
