@@ -414,12 +414,20 @@ def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> 
     allow = found[f"allowall-{ns}"]
     assert (deny["status"], deny["reason"]) == ("False", "ApprovalRequired")
     assert (allow["status"], allow["reason"]) == ("True", "ApprovedByPolicy")
-    # a person approves; the controller never takes it back
-    denied = next(
-        i
-        for i in _instances(api, ns)
-        if i["metadata"]["labels"]["deppy.io/unit"] == f"denyall-{ns}"
+    # a person approves the current proposal; the controller never takes it back
+    current = wait_for(
+        "the Input's current proposal",
+        lambda: (
+            (
+                condition(api.get("instances", _current_set(api, ns, "denyall"), ns), "Approved")
+                or {}
+            ).get("reason")
+            == "ApprovalRequired"
+        ),
+        log=controller,
     )
+    assert current
+    denied = api.get("instances", _current_set(api, ns, "denyall"), ns)
     subprocess_approve(kube, denied["metadata"]["name"], ns)
     constraints = [
         _package("aws-load-balancer-operator", catalog="small"),
@@ -429,6 +437,11 @@ def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> 
     _resolved(api, "inputs", ns, "denyall", controller, generation=2)
     later = api.get("instances", denied["metadata"]["name"], ns)
     assert condition(later, "Approved")["reason"] == "ApprovedByUser"
+
+
+def _current_set(api: Kube, ns: str, name: str) -> str:
+    found = api.get("inputs", name, ns) or {}
+    return str(((found.get("status") or {}).get("resolveset") or {}).get("name") or "none")
 
 
 # -- Faults ----------------------------------------------------------------------------------

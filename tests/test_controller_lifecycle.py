@@ -426,3 +426,70 @@ def test_approval_reasons_say_what_happened(env: dict[str, Any]) -> None:
     upgrade = wait_for("the upgrade's verdict", upgraded, log=controller)
     assert (upgrade["status"], upgrade["reason"]) == ("True", "ApprovedByPolicy")
     assert "no bundle asks for more" in upgrade["message"]
+
+
+# -- A restart while a catalog's source is down (last: it replaces the module's controller) -------
+
+
+def test_a_restart_during_an_outage_changes_no_answer(
+    env: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A controller that starts while a catalog's source is down has never had its content; the
+    answers an earlier controller made from it stay as they are until it loads."""
+    api, controller, kube = env["api"], env["controller"], env["kube"]
+    server: CatalogServer = env["small"]
+    ns = kube.new_namespace("restart")
+    ar = {
+        "apiVersion": "deppy.io/v1alpha1",
+        "kind": "ActiveResolution",
+        "metadata": {"name": "aws", "namespace": ns},
+        "spec": {"sources": [SMALL], "constraints": ['required("aws-load-balancer-operator")']},
+    }
+    api.create("activeresolutions", ar, ns)
+    api.create("inputs", _input("aws", ns, "aws-load-balancer-operator", SMALL), ns)
+    wait_for(
+        "answered",
+        lambda: (
+            _reason(api, "activeresolutions", "aws", ns) == "True/Resolved"
+            and _answered(api, ns, ["aws"])
+        ),
+        log=controller,
+    )
+    before = {
+        "ar": api.get("activeresolutions", "aws", ns)["status"],
+        "input": api.get("inputs", "aws", ns)["status"],
+    }
+    server.set_up(False)
+    controller.process.kill()  # kill -9
+    controller.process.wait()
+    log = tmp_path_factory.mktemp("restart") / "controller.log"
+    try:
+        with run_controller(kube, log, priority=2_000_000) as second:
+            wait_for(
+                "the catalog failing in the new controller",
+                lambda: (
+                    "LoadFailed" in str(api.get("catalogs", SMALL)["status"]["conditions"])
+                    and "catalog lc-small" in second.log_text()
+                ),
+                log=second,
+            )
+            time.sleep(5)  # the resume handlers and the namespace's quiet period have run
+            assert _reason(api, "activeresolutions", "aws", ns) == "True/Resolved"
+            assert api.get("activeresolutions", "aws", ns)["status"] == before["ar"]
+            assert _reason(api, "inputs", "aws", ns) == "True/Resolved"
+            assert (
+                api.get("inputs", "aws", ns)["status"]["resolveset"]
+                == before["input"]["resolveset"]
+            )
+            server.set_up(True)
+            wait_for("the catalog loaded", lambda: _ready(api, SMALL), log=second)
+            wait_for(
+                "the answers fresh",
+                lambda: (
+                    _reason(api, "activeresolutions", "aws", ns, "CatalogStale") == "False/Fresh"
+                ),
+                log=second,
+            )
+            assert "Traceback" not in second.log_text()
+    finally:
+        server.set_up(True)

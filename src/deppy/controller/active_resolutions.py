@@ -110,13 +110,27 @@ def _staleness(
 
 def resolve_active_resolution(
     body: Mapping[str, Any], cache: CatalogCache, cluster: ClusterFacts
-) -> Outcome:
+) -> Outcome | None:
+    """The status to write; None to keep the one there (its catalog, served by an earlier
+    controller, has not loaded in this one yet)."""
     generation = int(body["metadata"].get("generation", 0))
     try:
         request, timeout = active_resolution_request(body, cluster)
     except InputError as error:
         return Outcome(generation, {}, INVALID_SPEC, str(error))
     view = cache.view(request.sources)
+    if view.waits_for(request.sources or [None]):
+        status = body.get("status") or {}
+        if status.get("observedGeneration") == generation:
+            return None  # answered from content this process has not loaded yet: keep it
+        missing = ", ".join(view.waiting)
+        return Outcome(
+            generation,
+            {},
+            CATALOG_UNAVAILABLE,
+            f"catalog {missing}: not loaded since the controller started; it is answered when "
+            "the catalog loads",
+        )
     if view.unavailable or view.source is None:
         missing = "; ".join(f"catalog {n}: {why}" for n, why in view.unavailable)
         kept = " (the selection shown is the last good result)" if body.get("status") else ""

@@ -29,6 +29,10 @@ class CatalogEntry:
     digest: str = ""
     error: str | None = None  # why it is unavailable now (None: healthy)
     loaded_at: str = ""
+    # content this process never had, though the Catalog's status says an earlier controller
+    # served it (a restart while the source is down): the answers made from it are kept as they
+    # are, neither re-answered nor marked unavailable, until it loads
+    served_before: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +43,12 @@ class CatalogView:
     used: tuple[tuple[str, str], ...]
     unavailable: tuple[tuple[str, str], ...]  # (name, why)
     stale: tuple[tuple[str, str, str], ...] = ()  # (name, why, loaded at): last good content
+    waiting: tuple[str, ...] = ()  # served before this process, not loaded by it yet
+
+    def waits_for(self, names: Iterable[str | None]) -> bool:
+        """An answer using ``names`` (None among them: any catalog) must wait, not change."""
+        wanted = set(names)
+        return bool(self.waiting) and (None in wanted or bool(wanted & set(self.waiting)))
 
     def staleness(self, names: Iterable[str | None] | None = None) -> tuple[bool, str, str]:
         """The ``CatalogStale`` condition (status, reason, message) of an answer that used the
@@ -78,10 +88,11 @@ class CatalogCache:
                 entry.catalog = dataclasses.replace(entry.catalog, priority=priority)
             return True
 
-    def failed(self, name: str, why: str) -> CatalogEntry:
+    def failed(self, name: str, why: str, *, served_before: bool = False) -> CatalogEntry:
         with self._lock:
             entry = self.entries.setdefault(name, CatalogEntry(name))
             entry.error = why
+            entry.served_before = served_before and entry.catalog is None
             return entry
 
     def removed(self, name: str) -> None:
@@ -104,12 +115,15 @@ class CatalogCache:
                 n for n, e in self.entries.items() if e.catalog is not None or e.error
             )
             unavailable: list[tuple[str, str]] = []
+            waiting: list[str] = []
             usable: list[CatalogEntry] = []
             for name in wanted:
                 entry = self.entries.get(name)
                 if entry is None:
                     why = "the Catalog was deleted" if name in self.deleted else "no such Catalog"
                     unavailable.append((name, why))
+                elif entry.catalog is None and entry.served_before:
+                    waiting.append(name)
                 elif entry.catalog is None:
                     unavailable.append((name, entry.error or "not loaded yet"))
                 else:
@@ -117,7 +131,7 @@ class CatalogCache:
             used = tuple((e.name, e.digest) for e in usable)
             stale = tuple((e.name, e.error, e.loaded_at) for e in usable if e.error is not None)
             if not usable:
-                return CatalogView(None, used, tuple(unavailable), stale)
+                return CatalogView(None, used, tuple(unavailable), stale, tuple(waiting))
             key = tuple((e.name, e.digest, e.catalog.priority) for e in usable if e.catalog)
             found = self._sets.get(key)
             if found is None:
@@ -127,4 +141,4 @@ class CatalogCache:
                     self._sets.popitem(last=False)
             else:
                 self._sets.move_to_end(key)
-            return CatalogView(found, used, tuple(unavailable), stale)
+            return CatalogView(found, used, tuple(unavailable), stale, tuple(waiting))

@@ -47,7 +47,8 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
     try:
         changed, fields = _load(runtime, source)
     except (OSError, InputError, ApiError) as error:
-        entry = catalog_failed(runtime, name, error, was_healthy=was_healthy)
+        served = bool((body.get("status") or {}).get("digest"))
+        entry = catalog_failed(runtime, name, error, was_healthy=was_healthy, served=served)
         if write:
             kept = f" (serving the content loaded at {entry.loaded_at})" if entry.catalog else ""
             _write(runtime, body, "LoadFailed", f"{error}{kept}", {"lastAttemptTime": now()})
@@ -58,11 +59,13 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
 
 
 def catalog_failed(
-    runtime: Runtime, name: str, error: Exception, *, was_healthy: bool
+    runtime: Runtime, name: str, error: Exception, *, was_healthy: bool, served: bool
 ) -> CatalogEntry:
     """A load failed: the last good content (if any) keeps serving, and the answers that use it
-    will say ``CatalogStale``. ``was_healthy``: this is the moment the catalog went stale."""
-    entry = runtime.cache.failed(name, str(error))
+    will say ``CatalogStale``. ``was_healthy``: this is the moment the catalog went stale.
+    ``served``: an earlier controller served content (the status has a digest), so the answers
+    made from it wait for this process to load it rather than becoming unavailable."""
+    entry = runtime.cache.failed(name, str(error), served_before=served)
     if was_healthy and entry.catalog is not None:
         log.warning(
             "catalog %s is stale: %s (serving the content of %s)", name, error, entry.loaded_at

@@ -4,7 +4,11 @@ from the catalog cache: everything else is read from the API server each time.
 
 A failure the user caused never reaches the log as a traceback: it is a status condition. An API
 error (the server restarting, a conflict that kept recurring) becomes a kopf TemporaryError, so
-kopf retries the handler later with one log line.
+kopf retries the handler later with one log line. Inputs, Operators and Instances only ask for
+their namespace to be resolved (``namespace_queue``: after a quiet period, on its own threads,
+retried on failure). Timers look at every namespace with Inputs and every ActiveResolution again
+every ``RECHECK_SECONDS``: level-based, so an answer never waits for an event a stall made the
+controller miss.
 """
 
 from __future__ import annotations
@@ -63,6 +67,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         if up_to_date(body, runtime.cache):
             return
         outcome = resolve_active_resolution(body, runtime.cache, runtime.cluster)
+        if outcome is None:
+            return
         meta = body["metadata"]
         kube.update_status("activeresolutions", meta["name"], meta["namespace"], outcome.status)
 

@@ -28,7 +28,14 @@ from deppy.controller.resolveset import (
     read_bundles_json,
 )
 from deppy.controller.runtime import Runtime
-from deppy.controller.units import Held, UnitOutcome, name_of, resolve_unit, units_of
+from deppy.controller.units import (
+    WAITING,
+    Held,
+    UnitOutcome,
+    name_of,
+    resolve_unit,
+    units_of,
+)
 from deppy.resolution.request import InstalledBundle
 from deppy.resolution.request_parsing import parse_version
 
@@ -114,14 +121,8 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
         i for i in kube.list("inputs", namespace) if not i["metadata"].get("deletionTimestamp")
     ]
     classes = {name_of(c): c for c in kube.list("inputclasses")}
-    every_instance = kube.list("instances", namespace, labels=MANAGED)
-    instances = proposals.refuse_superseded_approvals(kube, every_instance)
-    config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}
-    held = held_bundles(instances, config_maps)
     on_cluster = installed_on_cluster(kube, namespace)
-    if on_cluster is not None:
-        mine = {h.installed.package for h in held}
-        held += [Held("", i) for i in on_cluster.installed if i.package not in mine]
+    every_instance, held = _held(kube, namespace, on_cluster)
     units, errors = units_of(inputs, classes)
     by_name = {name_of(i): i for i in inputs}
     for name, message in errors.items():
@@ -134,6 +135,24 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
             _retire(kube, namespace, outcome.unit.key, outcome.current, every_instance)
         elif not approved:
             _supersede(kube, namespace, outcome, every_instance)
+        elif outcome.resolveset is not None and not outcome.resolveset.dry_run:
+            # approved at once: the next units see it installed now, not one pass later
+            every_instance, held = _held(kube, namespace, on_cluster)
+
+
+def _held(
+    kube: Kube, namespace: str, on_cluster: ClusterInstalled | None
+) -> tuple[list[Doc], list[Held]]:
+    """The namespace's resolveset Instances, and what is installed: what approved Instances
+    hold (approvals of superseded proposals answered first) and what was installed by hand."""
+    every_instance = kube.list("instances", namespace, labels=MANAGED)
+    instances = proposals.refuse_superseded_approvals(kube, every_instance)
+    config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}
+    held = held_bundles(instances, config_maps)
+    if on_cluster is not None:
+        mine = {h.installed.package for h in held}
+        held += [Held("", i) for i in on_cluster.installed if i.package not in mine]
+    return every_instance, held
 
 
 def _of_unit(instances: Sequence[Body], unit: str) -> list[Body]:
@@ -169,6 +188,8 @@ def _apply(
     unit are then removed)."""
     kube = runtime.kube
     approved = False
+    if outcome.reason == WAITING:
+        return approved
     for name, message in outcome.errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
     members = list(outcome.unit.inputs)

@@ -103,6 +103,8 @@ def refresh_status(runtime: Runtime, body: Body) -> None:
     source = view.source
     named = ((body.get("spec") or {}).get("catalog") or {}).get("name")
     stale = view.staleness({named, *(h.installed.catalog for h in held)} - {None})
+    if view.waits_for({named, *(h.installed.catalog for h in held)}):
+        return  # its catalog has not loaded in this controller yet: the status stays
     if not held or source is None:
         why = "not installed yet (no approved Instance holds it)" if not held else "no catalog"
         _write(runtime, body, fields, "NotInstalled", why, status="Unknown", stale=stale)

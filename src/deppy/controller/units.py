@@ -81,6 +81,14 @@ class UnitOutcome:
     stale: tuple[bool, str, str] = (False, "Fresh", "")  # the CatalogStale condition
 
 
+WAITING = "Waiting"  # an outcome that writes nothing: see CatalogEntry.served_before
+
+
+def _answered(body: Body) -> bool:
+    status = body.get("status") or {}
+    return bool(status.get("observedGeneration") == body["metadata"].get("generation"))
+
+
 def name_of(body: Body) -> str:
     return str(body["metadata"]["name"])
 
@@ -146,6 +154,19 @@ def resolve_unit(
     outcome.unit = unit
     if not members:
         outcome.reason, outcome.message = "InvalidSpec", "every Input of the unit is invalid"
+        return outcome
+    names = {r.catalog for r in required} | {
+        h.installed.catalog for h in held if h.unit == unit.key
+    }
+    if view.waits_for(names):
+        if all(_answered(body) for body in members):
+            outcome.reason = WAITING  # keep the answers made from content not loaded here yet
+            return outcome
+        outcome.reason = "CatalogUnavailable"
+        outcome.message = (
+            f"catalog {', '.join(view.waiting)}: not loaded since the controller started; the "
+            "unit is answered when it loads"
+        )
         return outcome
     missing = _unavailable_in_use(cache, required, held, unit.key)
     if missing:
