@@ -9,7 +9,7 @@ deleted or does not load; the last good selection stays), ``DeadlineExceeded``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +83,30 @@ def up_to_date(body: Mapping[str, Any], cache: CatalogCache) -> bool:
     view = cache.view(sources)
     used = [(c.get("name"), c.get("digest")) for c in status.get("catalogs") or ()]
     return not view.unavailable and used == list(view.used)
+
+
+def answer(
+    body: Mapping[str, Any],
+    cache: CatalogCache,
+    cluster: ClusterFacts,
+    write: Callable[[Outcome], Mapping[str, Any] | None],
+    *,
+    passes: int = 3,
+) -> None:
+    """Answer ``body`` unless it is up to date; ``write`` stores an outcome and returns the
+    object as written (None when it is gone). When a catalog it used changed content while it
+    resolved (a load finishing on another worker, e.g. on a replica that just took over), it is
+    answered again: that load's own pass may have found the older status up to date and skipped
+    it, which would leave an answer computed from content no longer served."""
+    for _ in range(passes):
+        if up_to_date(body, cache):
+            return
+        sources = (body.get("spec") or {}).get("sources") or []
+        before = cache.view(sources).used
+        written = write(resolve_active_resolution(body, cache, cluster))
+        if written is None or cache.view(sources).used == before:
+            return
+        body = written
 
 
 def resolve_active_resolution(

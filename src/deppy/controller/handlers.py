@@ -17,7 +17,7 @@ from typing import Any
 
 import kopf
 
-from deppy.controller.active_resolutions import resolve_active_resolution, up_to_date, uses_catalog
+from deppy.controller.active_resolutions import Outcome, answer, uses_catalog
 from deppy.controller.catalogs import load_catalog, poll_due
 from deppy.controller.crds import GROUP, VERSION
 from deppy.controller.kube import ApiError
@@ -87,11 +87,14 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     namespaces = Coalescer(namespace_work)
 
     def active_resolution(body: dict[str, Any]) -> None:
-        if up_to_date(body, runtime.cache):
-            return
-        outcome = resolve_active_resolution(body, runtime.cache, runtime.cluster)
         meta = body["metadata"]
-        kube.update_status("activeresolutions", meta["name"], meta["namespace"], outcome.status)
+
+        def write(outcome: Outcome) -> dict[str, Any] | None:
+            return kube.update_status(
+                "activeresolutions", meta["name"], meta["namespace"], outcome.status
+            )
+
+        answer(body, runtime.cache, runtime.cluster, write)
 
     def catalog_changed(name: str) -> None:
         for body in kube.list("activeresolutions"):
