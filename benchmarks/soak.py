@@ -13,6 +13,7 @@ Usage: python benchmarks/soak.py      (about 10 minutes on 2 cores; no arguments
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -28,16 +29,18 @@ SHARED = Path(os.environ.get("DEPPY_SHARED", ROOT.parent / "shared"))
 
 
 def main() -> int:
-    with (
-        contextmanager(start_cluster)(SHARED) as kube,
-        tempfile.TemporaryDirectory(prefix="deppy-soak-") as tmp,
-    ):
-        soak = Soak(kube, Path(tmp), FULL, lambda text: print(text, flush=True))
+    logs = Path(tempfile.mkdtemp(prefix="deppy-soak-"))
+    with contextmanager(start_cluster)(SHARED) as kube:
+        soak = Soak(kube, logs, FULL, lambda text: print(text, flush=True))
         with soak.running():
             report = soak.run()
-        print_report(report, lambda text: print(text, flush=True))
-        print(f"load average at the end: {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
-    return 1 if report.violations else 0
+    print_report(report, lambda text: print(text, flush=True))
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
+    if report.violations:
+        print(f"controller logs kept in {logs}")
+        return 1
+    shutil.rmtree(logs)
+    return 0
 
 
 if __name__ == "__main__":

@@ -51,14 +51,16 @@ class Profile:
     fault_every: int
     namespaces: int
     seed: int = 18
-    freeze_seconds: float = 4.0
-    outage_seconds: float = 4.0
-    quiet_seconds: float = 1.5  # nothing changes for this long: settled
+    freeze_seconds: float = 3.0
+    outage_seconds: float = 3.0
+    # nothing changes for this long: settled (longer than the controller's 1 s quiet period
+    # per namespace, plus a resolution)
+    quiet_seconds: float = 1.8
     settle_timeout: float = 150.0
     rss_limit_mb: float = 700.0
 
 
-FULL = Profile("full", steps=220, fault_every=10, namespaces=12)
+FULL = Profile("full", steps=200, fault_every=9, namespaces=12)
 SHORT = Profile("short", steps=30, fault_every=6, namespaces=10)
 FAULTS = ("catalog-outage", "apiserver-freeze", "kill-9", "etcd-freeze", "takeover")
 
