@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.controller_env import (
+    Controller,
     catalog_object,
     client,
     condition,
@@ -42,15 +45,8 @@ def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> Non
     install(kube)
     api = client(kube)
     ns = kube.new_namespace("peer")
-    peering = f"deppy-{ns}"  # a peering of their own: no record of other tests' replicas
-    api.create(
-        "clusterkopfpeerings",
-        {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
-    )
-    with (
-        run_controller(kube, tmp_path / "high.log", "--peering", peering, priority=200) as high,
-        run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low,
-    ):
+    peering = f"deppy-{ns}"
+    with two_replicas(kube, tmp_path, peering) as (high, low):
         wait_for(
             "both replicas in the peering, the lower one paused",
             lambda: (
@@ -103,6 +99,23 @@ def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> Non
         )
 
 
+@contextmanager
+def two_replicas(
+    kube: KubeCluster, tmp_path: Path, peering: str
+) -> Iterator[tuple[Controller, Controller]]:
+    """Two controllers in a peering of their own (no record of other tests' replicas): priority
+    200 works, 100 waits."""
+    client(kube).create(
+        "clusterkopfpeerings",
+        {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
+    )
+    with (
+        run_controller(kube, tmp_path / "high.log", "--peering", peering, priority=200) as high,
+        run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low,
+    ):
+        yield high, low
+
+
 def _active(log: str) -> bool:
     """kopf starts paused and logs each change: active when the last one was a resumption."""
     resumed, paused = log.rfind("Resuming operations"), log.rfind("Pausing operations")
@@ -117,19 +130,11 @@ def test_a_replica_taking_over_serves_the_catalog_content_loaded_meanwhile(
     install(kube)
     api = client(kube)
     ns = kube.new_namespace("takeover")
-    peering = f"deppy-{ns}"
-    api.create(
-        "clusterkopfpeerings",
-        {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
-    )
     content = SoakCatalog()
     name = f"cat-{ns}"
     with serve_catalog(content.render()) as server:
         api.create("catalogs", catalog_object(name, {"http": {"url": server.url}}))
-        with (
-            run_controller(kube, tmp_path / "high.log", "--peering", peering, priority=200) as high,
-            run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low,
-        ):
+        with two_replicas(kube, tmp_path, f"deppy-{ns}") as (high, low):
             wait_for(
                 "the catalog loaded and the lower replica paused",
                 lambda: (

@@ -443,13 +443,27 @@ class Soak:
         return f"{namespace}: Operator {name} edited ({change}) {orjson.dumps(spec).decode()}"
 
     def _operator_delete(self, namespace: str) -> str:
-        names = sorted(self.operators[namespace])
+        known = self.operators[namespace]
+        return self._delete(namespace, "operators", known, self._operator_create)
+
+    def _delete(
+        self,
+        namespace: str,
+        plural: str,
+        known: dict[str, Any] | set[str],
+        otherwise: Callable[[str], str],
+    ) -> str:
+        """Delete one of the ``known`` objects (the soak's record), or do ``otherwise``."""
+        names = sorted(known)
         if not names:
-            return self._operator_create(namespace)
+            return otherwise(namespace)
         name = self.rng.choice(names)
-        del self.operators[namespace][name]
-        self.api.delete("operators", name, namespace)
-        return f"{namespace}: Operator {name} deleted"
+        if isinstance(known, set):
+            known.discard(name)
+        else:
+            del known[name]
+        self.api.delete(plural, name, namespace)
+        return f"{namespace}: {plural} {name} deleted"
 
     def _inputs_apply(self, namespace: str) -> str:
         """Several Inputs in one ``kubectl apply``: they must be answered by one proposal."""
@@ -473,13 +487,7 @@ class Soak:
         return f"{namespace}: Inputs {', '.join(packages)} applied together"
 
     def _input_delete(self, namespace: str) -> str:
-        names = sorted(self.inputs[namespace])
-        if not names:
-            return self._inputs_apply(namespace)
-        name = self.rng.choice(names)
-        self.inputs[namespace].discard(name)
-        self.api.delete("inputs", name, namespace)
-        return f"{namespace}: Input {name} deleted"
+        return self._delete(namespace, "inputs", self.inputs[namespace], self._inputs_apply)
 
     def _resolution(self, namespace: str) -> str:
         package = self.rng.choice(self._packages())
@@ -502,13 +510,8 @@ class Soak:
         return f"{namespace}: ActiveResolution {name} {verb}: {constraint}"
 
     def _resolution_delete(self, namespace: str) -> str:
-        names = sorted(self.resolutions[namespace])
-        if not names:
-            return self._resolution(namespace)
-        name = self.rng.choice(names)
-        del self.resolutions[namespace][name]
-        self.api.delete("activeresolutions", name, namespace)
-        return f"{namespace}: ActiveResolution {name} deleted"
+        known = self.resolutions[namespace]
+        return self._delete(namespace, "activeresolutions", known, self._resolution)
 
     def _approve(self, namespace: str) -> str:
         """The admin approves the namespace's oldest pending proposal (or, now and then, a
