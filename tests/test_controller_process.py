@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from deppy.controller.catalogs import catch_up, load_catalog
+from deppy.controller.runtime import Runtime
 from tests.controller_env import (
     Controller,
     catalog_object,
@@ -176,4 +178,29 @@ def test_a_replica_taking_over_serves_the_catalog_content_loaded_meanwhile(
                 low,
             )
             assert answer["reason"] == "Resolved", answer
+    api.delete("catalogs", name)
+
+
+def test_a_standby_catches_up_with_the_content_the_working_replica_loaded(
+    kube: KubeCluster,
+) -> None:
+    """A standby loaded the catalog when it started; before it answers anything it loads what
+    the Catalog's status says is served now (two runtimes here, as two replicas hold them)."""
+    install(kube)
+    api = client(kube)
+    content = SoakCatalog()
+    name = f"cat-{kube.new_namespace('catchup')}"
+    with serve_catalog(content.render()) as server:
+        api.create("catalogs", catalog_object(name, {"http": {"url": server.url}}))
+        standby, working = Runtime(client(kube)), Runtime(client(kube))
+        load_catalog(standby, api.get("catalogs", name), write=False)  # at its start
+        content.packages["gamma"].bundles["1.1.0"] = SoakBundle(
+            "gamma", "1.1.0", ["stable"], ["Gamma"], rules=None
+        )
+        server.server.body = content.render()  # type: ignore[attr-defined]
+        load_catalog(working, api.get("catalogs", name))  # writes the status
+        assert standby.cache.digest(name) != working.cache.digest(name)
+        catch_up(standby)
+        assert standby.cache.digest(name) == working.cache.digest(name)
+        catch_up(standby)  # nothing to do: no second load
     api.delete("catalogs", name)

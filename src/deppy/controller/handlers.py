@@ -21,7 +21,7 @@ from typing import Any
 import kopf
 
 from deppy.controller.active_resolutions import Outcome, answer, uses_catalog
-from deppy.controller.catalogs import load_catalog, poll_due
+from deppy.controller.catalogs import catch_up, load_catalog, poll_due
 from deppy.controller.crds import GROUP, VERSION
 from deppy.controller.kube import ApiError
 from deppy.controller.namespace_queue import NamespaceQueue
@@ -57,6 +57,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     kube = runtime.kube
 
     def namespace_work(namespace: str) -> None:
+        catch_up(runtime)
         reconcile_namespace(runtime, namespace)
         for body in operators_of(runtime, namespace):
             refresh_status(runtime, body)
@@ -156,11 +157,13 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.update(GROUP, VERSION, "activeresolutions", field="spec", registry=registry)
     @_guarded
     def active_resolution_changed(body: dict[str, Any], **_: Any) -> None:
+        catch_up(runtime)
         active_resolution(body)
 
     @kopf.on.timer(GROUP, VERSION, "activeresolutions", interval=RECHECK_SECONDS, registry=registry)
     @_guarded
     def active_resolution_recheck(body: dict[str, Any], **_: Any) -> None:
+        catch_up(runtime)
         active_resolution(body)
 
     # -- Input, Operator, Instance, InputClass: the namespace resolves again ------------------
@@ -193,6 +196,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.update(GROUP, VERSION, "operators", field="spec", registry=registry)
     @_guarded
     def operator_changed(body: dict[str, Any], **_: Any) -> None:
+        catch_up(runtime)
         if ensure_input(runtime, body) is not None:
             refresh_status(runtime, body)
 
