@@ -1,13 +1,13 @@
 """The lifecycle soak (issue 18): deppy's controller on a real API server for a few hundred seeded
 steps — Operators, Inputs and ActiveResolutions created, edited and deleted in 12 namespaces, a
-catalog that changes under them, an admin approving proposals — and 22 faults (catalog source
+catalog that changes under them, an admin approving proposals — and 21 faults (catalog source
 down, API server and etcd frozen, the controller killed -9, a standby replica taking over), with
 the invariants of tests/soak/invariants.py checked and printed after every step.
 
 It ends with ``soak: N steps, F faults, V invariant violations`` and exits 1 when V > 0.
 tests/test_soak.py runs the short profile in ``make test``.
 
-Usage: python benchmarks/soak.py      (about 10 minutes on 2 cores; no arguments)
+Usage: python benchmarks/soak.py      (about 12 minutes on 2 cores; no arguments)
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The short profile of the lifecycle soak (benchmarks/soak.py runs the full one): on the test
-API server, two controller replicas, ten namespaces, thirty seeded steps and five faults (one of
+API server, two controller replicas, ten namespaces, 25 seeded steps and five faults (one of
 each kind); it fails on any invariant violation, listing them."""
 
 from __future__ import annotations

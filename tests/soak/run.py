@@ -51,8 +51,8 @@ class Profile:
     fault_every: int
     namespaces: int
     seed: int = 18
-    freeze_seconds: float = 3.0
-    outage_seconds: float = 3.0
+    freeze_seconds: float = 2.5
+    outage_seconds: float = 2.5
     # nothing changes for this long: settled (longer than the controller's 1 s quiet period
     # per namespace, plus a resolution)
     quiet_seconds: float = 1.8
@@ -60,8 +60,8 @@ class Profile:
     rss_limit_mb: float = 700.0
 
 
-FULL = Profile("full", steps=200, fault_every=9, namespaces=12)
-SHORT = Profile("short", steps=30, fault_every=6, namespaces=10)
+FULL = Profile("full", steps=190, fault_every=9, namespaces=12)  # + the steps faults bring
+SHORT = Profile("short", steps=25, fault_every=5, namespaces=10)
 FAULTS = ("catalog-outage", "apiserver-freeze", "kill-9", "etcd-freeze", "takeover")
 
 
