@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import urllib3
 import yaml
 
 from deppy.controller.conditions import set_condition
@@ -79,6 +80,25 @@ class Report:
     def summary(self) -> str:
         violations = len(self.violations)
         return f"soak: {self.steps} steps, {self.faults} faults, {violations} invariant violations"
+
+
+class PatientKube(Kube):
+    """The soak's own API calls, tried again when the API server is slow to answer (a shared,
+    busy machine): a timeout of the soak's client is not something the controller did. Writes
+    are safe to repeat: create returns the existing object, delete ignores a missing one."""
+
+    def call(self, method: str, path: str, body: Any = None, **options: Any) -> dict[str, Any]:
+        for attempt in range(4):
+            try:
+                return super().call(method, path, body, **options)
+            except ApiError as error:
+                if error.status < 500 or attempt == 3:
+                    raise
+            except (OSError, urllib3.exceptions.HTTPError):
+                if attempt == 3:
+                    raise
+            time.sleep(2.0 * (attempt + 1))
+        raise AssertionError("unreachable")
 
 
 class Replicas:
@@ -160,7 +180,7 @@ class Soak:
         self, kube: KubeCluster, workdir: Path, profile: Profile, out: Callable[[str], None]
     ) -> None:
         self.kube, self.workdir, self.profile, self.out = kube, workdir, profile, out
-        self.api: Kube = client(kube)
+        self.api: Kube = PatientKube(client(kube).client)
         self.rng = random.Random(profile.seed)
         self.catalog = SoakCatalog()
         self.history = inv.History()
