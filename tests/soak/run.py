@@ -61,7 +61,7 @@ class Profile:
     rss_limit_mb: float = 700.0
 
 
-FULL = Profile("full", steps=190, fault_every=9, namespaces=12)  # + the steps faults bring
+FULL = Profile("full", steps=192, fault_every=9, namespaces=12)  # + 8 or more in faults
 SHORT = Profile("short", steps=25, fault_every=5, namespaces=10)
 FAULTS = ("catalog-outage", "apiserver-freeze", "kill-9", "etcd-freeze", "takeover")
 
