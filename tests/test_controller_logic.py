@@ -357,3 +357,29 @@ def test_an_answer_computed_while_its_catalog_changed_is_computed_again() -> Non
 
     answer(body, cache, ClusterFacts(), write)
     assert written == ["Unsatisfiable", "Resolved"]
+
+
+def test_a_catalog_that_fails_to_reload_serves_its_last_good_content() -> None:
+    """Stale, not unavailable: the content stays in every view, and the view says which catalog,
+    why and the time of the content; only a deleted or never-loaded catalog is unavailable, and
+    one an earlier controller served (a restart during the outage) is waited for."""
+    cache = CatalogCache()
+    small = load_catalog(shared_path("catalogs", EXCERPTS, "jaeger-product"), name="small")
+    cache.loaded("small", small, "sha256:1", "2026-01-01T00:00:00Z")
+    assert cache.view(["small"]).staleness() == (False, "Fresh", "")
+    cache.failed("small", "HTTP 503: down")
+    view = cache.view(["small"])
+    assert view.source is not None and not view.unavailable
+    stale, reason, message = view.staleness(["small"])
+    assert (stale, reason) == (True, "LoadFailed")
+    assert "small" in message and "HTTP 503" in message and "2026-01-01T00:00:00Z" in message
+    assert view.staleness(["other"])[0] is False  # an answer that did not use it is not stale
+    cache.failed("never", "connection refused")
+    assert cache.view(["never"]).unavailable == (("never", "connection refused"),)
+    cache.failed("restarted", "connection refused", served_before=True)
+    waiting = cache.view(["restarted"])
+    assert waiting.waiting == ("restarted",) and not waiting.unavailable
+    assert waiting.waits_for(["restarted"]) and waiting.waits_for([None])
+    assert not cache.view(["small"]).waits_for(["small"])
+    cache.removed("small")
+    assert cache.view(["small"]).unavailable == (("small", "the Catalog was deleted"),)
