@@ -7,7 +7,7 @@ the invariants of tests/soak/invariants.py checked and printed after every step.
 It ends with ``soak: N steps, F faults, V invariant violations`` and exits 1 when V > 0.
 tests/test_soak.py runs the short profile in ``make test``.
 
-Usage: python benchmarks/soak.py   (no arguments; about 18 minutes on 2 cores busy with other work)
+Usage: python benchmarks/soak.py   (no arguments; 17.5 minutes on 2 cores busy with other work)
 """
 
 from __future__ import annotations
