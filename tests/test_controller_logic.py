@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from deppy.catalog.catalog_set import CatalogSet
-from deppy.catalog.fbc import load_catalog
+from deppy.catalog.fbc import load_catalog, load_catalog_documents
+from deppy.catalog.model import Catalog
 from deppy.catalog.semver import Version
+from deppy.controller.active_resolutions import Outcome, answer
 from deppy.controller.approval import ALLOW_ALL, DENY_ALL, decide
 from deppy.controller.catalog_cache import CatalogCache
 from deppy.controller.catalog_sources import catalog_source, config_map_files, parse_duration
@@ -31,6 +33,7 @@ from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import parse_require
 from deppy.workflows.resolve import resolve_with_options
 from tests.conftest import shared_path
+from tests.soak.catalog import SoakBundle, SoakCatalog
 
 EXCERPTS = "redhat-operator-index-excerpts"
 
@@ -326,6 +329,34 @@ def test_minimal_version_keeps_a_dependency_at_its_lowest(community: CatalogSet)
     assert topology == [
         s.version for s in newest.selection if s.package.endswith("topology-operator")
     ]
+
+
+def test_an_answer_computed_while_its_catalog_changed_is_computed_again() -> None:
+    """A load finishing on another worker while an ActiveResolution resolves: the load's own
+    pass sees the older status as up to date, so the answer is computed again here, from the
+    content served now (found by the lifecycle soak, on a replica taking over)."""
+    old, new = SoakCatalog(), SoakCatalog()
+    new.packages["gamma"].bundles["1.1.0"] = SoakBundle("gamma", "1.1.0", ["stable"], ["Gamma"])
+    cache = CatalogCache()
+
+    def content(catalog: SoakCatalog) -> Catalog:
+        return load_catalog_documents({"all.json": catalog.render()}, name="soak", where="test")
+
+    cache.loaded("soak", content(old), "old", "t1")
+    body: dict[str, Any] = {
+        "metadata": {"name": "x", "namespace": "ns", "generation": 1},
+        "spec": {"sources": ["soak"], "constraints": ['required("gamma", ">=1.1.0")']},
+    }
+    written: list[str] = []
+
+    def write(outcome: Outcome) -> dict[str, Any]:
+        written.append(outcome.reason)
+        if len(written) == 1:  # the newer content finished loading meanwhile
+            cache.loaded("soak", content(new), "new", "t2")
+        return {**body, "status": outcome.status(body)}
+
+    answer(body, cache, ClusterFacts(), write)
+    assert written == ["Unsatisfiable", "Resolved"]
 
 
 def test_a_catalog_that_fails_to_reload_serves_its_last_good_content() -> None:

@@ -4,10 +4,24 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from tests.controller_env import client, condition, install, run_controller, wait_for
+from deppy.controller.catalogs import catch_up, load_catalog
+from deppy.controller.runtime import Runtime
+from tests.controller_env import (
+    Controller,
+    catalog_object,
+    client,
+    condition,
+    install,
+    run_controller,
+    wait_for,
+)
+from tests.fbc_server import serve_catalog
 from tests.kube import KubeCluster
+from tests.soak.catalog import SoakBundle, SoakCatalog
 
 
 def test_sigterm_stops_cleanly(kube: KubeCluster, tmp_path: Path) -> None:
@@ -33,15 +47,8 @@ def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> Non
     install(kube)
     api = client(kube)
     ns = kube.new_namespace("peer")
-    peering = f"deppy-{ns}"  # a peering of their own: no record of other tests' replicas
-    api.create(
-        "clusterkopfpeerings",
-        {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
-    )
-    with (
-        run_controller(kube, tmp_path / "high.log", "--peering", peering, priority=200) as high,
-        run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low,
-    ):
+    peering = f"deppy-{ns}"
+    with two_replicas(kube, tmp_path, peering) as (high, low):
         wait_for(
             "both replicas in the peering, the lower one paused",
             lambda: (
@@ -94,7 +101,106 @@ def test_two_replicas_never_both_write(kube: KubeCluster, tmp_path: Path) -> Non
         )
 
 
+@contextmanager
+def two_replicas(
+    kube: KubeCluster, tmp_path: Path, peering: str
+) -> Iterator[tuple[Controller, Controller]]:
+    """Two controllers in a peering of their own (no record of other tests' replicas): priority
+    200 works, 100 waits."""
+    client(kube).create(
+        "clusterkopfpeerings",
+        {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
+    )
+    with (
+        run_controller(kube, tmp_path / "high.log", "--peering", peering, priority=200) as high,
+        run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low,
+    ):
+        yield high, low
+
+
 def _active(log: str) -> bool:
     """kopf starts paused and logs each change: active when the last one was a resumption."""
     resumed, paused = log.rfind("Resuming operations"), log.rfind("Pausing operations")
     return resumed > paused
+
+
+def test_a_replica_taking_over_serves_the_catalog_content_loaded_meanwhile(
+    kube: KubeCluster, tmp_path: Path
+) -> None:
+    """The standby loaded the catalog when it started; versions published while it waited must
+    be there when it takes over (found by the lifecycle soak: an answer went Unsatisfiable)."""
+    install(kube)
+    api = client(kube)
+    ns = kube.new_namespace("takeover")
+    content = SoakCatalog()
+    name = f"cat-{ns}"
+    with serve_catalog(content.render()) as server:
+        api.create("catalogs", catalog_object(name, {"http": {"url": server.url}}))
+        with two_replicas(kube, tmp_path, f"deppy-{ns}") as (high, low):
+            wait_for(
+                "the catalog loaded and the lower replica paused",
+                lambda: (
+                    (condition(api.get("catalogs", name), "Ready") or {}).get("status") == "True"
+                    and _active(high.log_text())
+                    and not _active(low.log_text())
+                ),
+                60,
+                high,
+            )
+            loaded = api.get("catalogs", name)["status"]["digest"]
+            content.packages["gamma"].bundles["1.1.0"] = SoakBundle(
+                "gamma", "1.1.0", ["stable"], ["Gamma"], rules=None
+            )
+            server.server.body = content.render()  # type: ignore[attr-defined]
+            api.patch("catalogs", name, {"spec": {"source": {"http": {"url": server.url + "?2"}}}})
+            wait_for(
+                "the new content loaded by the working replica",
+                lambda: api.get("catalogs", name)["status"].get("digest") != loaded,
+                60,
+                high,
+            )
+            assert high.stop() == 0
+            wait_for("the standby to take over", lambda: _active(low.log_text()), 90, low)
+            api.create(
+                "activeresolutions",
+                {
+                    "apiVersion": "deppy.io/v1alpha1",
+                    "kind": "ActiveResolution",
+                    "metadata": {"name": "new", "namespace": ns},
+                    "spec": {"sources": [name], "constraints": ['required("gamma", ">=1.1.0")']},
+                },
+                ns,
+            )
+            answer = wait_for(
+                "an answer from the replica that took over",
+                lambda: condition(api.get("activeresolutions", "new", ns), "Resolved"),
+                60,
+                low,
+            )
+            assert answer["reason"] == "Resolved", answer
+    api.delete("catalogs", name)
+
+
+def test_a_standby_catches_up_with_the_content_the_working_replica_loaded(
+    kube: KubeCluster,
+) -> None:
+    """A standby loaded the catalog when it started; before it answers anything it loads what
+    the Catalog's status says is served now (two runtimes here, as two replicas hold them)."""
+    install(kube)
+    api = client(kube)
+    content = SoakCatalog()
+    name = f"cat-{kube.new_namespace('catchup')}"
+    with serve_catalog(content.render()) as server:
+        api.create("catalogs", catalog_object(name, {"http": {"url": server.url}}))
+        standby, working = Runtime(client(kube)), Runtime(client(kube))
+        load_catalog(standby, api.get("catalogs", name), write=False)  # at its start
+        content.packages["gamma"].bundles["1.1.0"] = SoakBundle(
+            "gamma", "1.1.0", ["stable"], ["Gamma"], rules=None
+        )
+        server.server.body = content.render()  # type: ignore[attr-defined]
+        load_catalog(working, api.get("catalogs", name))  # writes the status
+        assert standby.cache.digest(name) != working.cache.digest(name)
+        catch_up(standby)
+        assert standby.cache.digest(name) == working.cache.digest(name)
+        catch_up(standby)  # nothing to do: no second load
+    api.delete("catalogs", name)

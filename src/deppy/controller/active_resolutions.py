@@ -11,7 +11,7 @@ says which catalog, why, and the time of the content answered from.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +117,33 @@ def _staleness(
     if unsatisfiable and not sources:
         return view.staleness(None)
     return view.staleness({*sources, *(str(b.get("catalog")) for b in bundles)})
+
+
+def answer(
+    body: Mapping[str, Any],
+    cache: CatalogCache,
+    cluster: ClusterFacts,
+    write: Callable[[Outcome], Mapping[str, Any] | None],
+    *,
+    passes: int = 3,
+) -> None:
+    """Answer ``body`` unless it is up to date; ``write`` stores an outcome and returns the
+    object as written (None when it is gone). When a catalog it used changed content while it
+    resolved (a load finishing on another worker, e.g. on a replica that just took over), it is
+    answered again: that load's own pass may have found the older status up to date and skipped
+    it, which would leave an answer computed from content no longer served."""
+    for _ in range(passes):
+        if up_to_date(body, cache):
+            return
+        sources = (body.get("spec") or {}).get("sources") or []
+        before = cache.view(sources).used
+        outcome = resolve_active_resolution(body, cache, cluster)
+        if outcome is None:  # keep the status there (see resolve_active_resolution)
+            return
+        written = write(outcome)
+        if written is None or cache.view(sources).used == before:
+            return
+        body = written
 
 
 def resolve_active_resolution(

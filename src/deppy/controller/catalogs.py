@@ -58,6 +58,26 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
     return changed or before != runtime.cache.digest(name) or not was_healthy
 
 
+def catch_up(runtime: Runtime) -> None:
+    """Load what another replica loaded since this one did. A standby loads the catalogs when it
+    starts and then waits; when it takes over, its handlers run at once, in parallel with the
+    Catalogs' own, and must not answer from the content of its start. The Catalog's status
+    names the content served (its digest); when that is not what this process holds, it loads
+    now — once per digest seen, so a source that is down is not asked again by every handler."""
+    kube, cache = runtime.kube, runtime.cache
+    for body in kube.list("catalogs"):
+        name = body["metadata"]["name"]
+        served = (body.get("status") or {}).get("digest")
+        if not served or served == cache.digest(name) or runtime.caught_up.get(name) == served:
+            continue
+        with runtime.catch_up_lock:
+            if served == cache.digest(name) or runtime.caught_up.get(name) == served:
+                continue  # another handler loaded it meanwhile
+            runtime.caught_up[name] = served
+            log.info("catalog %s: loading the content another replica served (%s)", name, served)
+            load_catalog(runtime, body)
+
+
 def catalog_failed(
     runtime: Runtime, name: str, error: Exception, *, was_healthy: bool, served: bool
 ) -> CatalogEntry:

@@ -20,8 +20,8 @@ from typing import Any
 
 import kopf
 
-from deppy.controller.active_resolutions import resolve_active_resolution, up_to_date, uses_catalog
-from deppy.controller.catalogs import load_catalog, poll_due
+from deppy.controller.active_resolutions import Outcome, answer, uses_catalog
+from deppy.controller.catalogs import catch_up, load_catalog, poll_due
 from deppy.controller.crds import GROUP, VERSION
 from deppy.controller.kube import ApiError
 from deppy.controller.namespace_queue import NamespaceQueue
@@ -59,6 +59,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     kube = runtime.kube
 
     def namespace_work(namespace: str) -> None:
+        catch_up(runtime)
         reconcile_namespace(runtime, namespace)
         for body in operators_of(runtime, namespace):
             refresh_status(runtime, body)
@@ -66,13 +67,14 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     namespaces = NamespaceQueue(namespace_work)
 
     def active_resolution(body: dict[str, Any]) -> None:
-        if up_to_date(body, runtime.cache):
-            return
-        outcome = resolve_active_resolution(body, runtime.cache, runtime.cluster)
-        if outcome is None:
-            return
         meta = body["metadata"]
-        kube.update_status("activeresolutions", meta["name"], meta["namespace"], outcome.status)
+
+        def write(outcome: Outcome) -> dict[str, Any] | None:
+            return kube.update_status(
+                "activeresolutions", meta["name"], meta["namespace"], outcome.status
+            )
+
+        answer(body, runtime.cache, runtime.cluster, write)
 
     def catalog_changed(name: str) -> None:
         for body in kube.list("activeresolutions"):
@@ -157,11 +159,13 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.update(GROUP, VERSION, "activeresolutions", field="spec", registry=registry)
     @_guarded
     def active_resolution_changed(body: dict[str, Any], **_: Any) -> None:
+        catch_up(runtime)
         active_resolution(body)
 
     @kopf.on.timer(GROUP, VERSION, "activeresolutions", **RECHECK, registry=registry)
     @_guarded
     def active_resolution_recheck(body: dict[str, Any], **_: Any) -> None:
+        catch_up(runtime)
         active_resolution(body)
 
     # -- Input, Operator, Instance, InputClass: the namespace resolves again ------------------
@@ -195,6 +199,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.timer(GROUP, VERSION, "operators", id="recheck", **RECHECK, registry=registry)
     @_guarded
     def operator_changed(body: dict[str, Any], **_: Any) -> None:
+        catch_up(runtime)
         if ensure_input(runtime, body) is not None:
             refresh_status(runtime, body)
 

@@ -21,6 +21,9 @@ class Runtime:
     namespaces: tuple[str, ...] = ()  # watched namespaces; empty: the whole cluster
     cache: CatalogCache = field(default_factory=CatalogCache)
     cluster: ClusterFacts = field(default_factory=ClusterFacts)
+    # per Catalog, the served digest (from its status) this process last tried to catch up to
+    caught_up: dict[str, str] = field(default_factory=dict)
+    catch_up_lock: threading.Lock = field(default_factory=threading.Lock)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
 
