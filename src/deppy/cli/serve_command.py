@@ -6,10 +6,13 @@ The options' defaults are ``ServiceConfig``'s (a plain dataclass, cheap to impor
 
 from __future__ import annotations
 
+import logging
+
 import click
 
 from deppy.cli.main import cli
 from deppy.errors import InputError
+from deppy.logs import FORMATS, configure
 from deppy.resolution.request_parsing import parse_catalog
 from deppy.service.config import ServiceConfig, is_loopback, read_token
 
@@ -65,6 +68,19 @@ DEFAULTS = ServiceConfig()
     help="How often to look for changed catalog files or store (0: only on POST "
     "/api/v1/catalogs/reload).",
 )
+@click.option(
+    "--metrics-token-file",
+    type=click.Path(dir_okay=False),
+    help="A file holding a bearer token that GET /metrics must send (default: /metrics is "
+    "open, like the probes: counts and catalog names only).",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="json: one JSON object a line (time, level, message, reason, duration).",
+)
 def serve_cmd(
     host: str,
     port: int,
@@ -74,11 +90,17 @@ def serve_cmd(
     deadline: float,
     solvers: int,
     reload_interval: float,
+    metrics_token_file: str | None,
+    log_format: str,
 ) -> None:
     """Serve the resolver over HTTP: the API under /api/v1/ (OpenAPI at /openapi.json, docs at
-    /docs) and the web UI at /. Read-only; loopback only unless --token-file is given.
+    /docs), Prometheus metrics at /metrics and the web UI at /. Read-only; loopback only unless
+    --token-file is given.
     """
     token = read_token(token_file) if token_file else None
+    metrics_token = (
+        read_token(metrics_token_file, "--metrics-token-file") if metrics_token_file else None
+    )
     if token is None and not is_loopback(host):
         raise InputError(
             f"--host {host}",
@@ -88,6 +110,7 @@ def serve_cmd(
     config = ServiceConfig(
         catalogs=tuple(parse_catalog(spec) for spec in catalogs),
         token=token,
+        metrics_token=metrics_token,
         max_body=max_body,
         deadline=deadline,
         solvers=solvers,
@@ -97,8 +120,11 @@ def serve_cmd(
 
     from deppy.service.app import create_app
 
-    click.echo("deppy: loading catalogs …", err=True)
-    app = create_app(config, report=lambda line: click.echo(line, err=True))
+    configure(log_format)
+    log = logging.getLogger("deppy.service")
+    log.info("loading catalogs …")
+    app = create_app(config, report=log.warning)
     shown = "localhost" if is_loopback(host) else host
-    click.echo(f"deppy: serving on http://{shown}:{port}/ (API docs at /docs)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    log.info("serving on http://%s:%d/ (API docs at /docs, metrics at /metrics)", shown, port)
+    # log_config=None: uvicorn's own lines go through the handler configured above
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, log_config=None)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.pipeline.engine import Pipeline
+from deppy.pipeline.timing import NodeTimes
 from deppy.pipeline.trace import trace_file
 from deppy.resolution.answer import Resolution
 from deppy.resolution.node_library import DOMAIN, load_pipeline
@@ -24,13 +25,19 @@ def resolve_with_options(
     timeout: float | None,
     pipeline: Pipeline | None,
     trace: Path | None,
+    times: NodeTimes | None = None,
 ) -> Resolution:
-    """Resolve with ``pipeline`` (default: the shipped one), recording to ``trace`` if given."""
+    """Resolve with ``pipeline`` (default: the shipped one), recording to ``trace`` if given;
+    ``times`` (metrics) learns how long each type of node took."""
     if trace is None:
-        return resolve_in_pipeline(catalogs, request, timeout=timeout, pipeline=pipeline)
-    with trace_file(trace, DOMAIN) as writer:
         return resolve_in_pipeline(
-            catalogs, request, timeout=timeout, pipeline=pipeline, sink=writer
+            catalogs, request, timeout=timeout, pipeline=pipeline, sink=times
+        )
+    with trace_file(trace, DOMAIN) as writer:
+        if times is not None:
+            times.then = writer
+        return resolve_in_pipeline(
+            catalogs, request, timeout=timeout, pipeline=pipeline, sink=times or writer
         )
 
 
