@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from deppy.cli.main import cli
+from deppy.logs import FORMATS
 
 
 @cli.command("controller")
@@ -38,6 +39,13 @@ from deppy.cli.main import cli
     help="The ClusterKopfPeering (or KopfPeering with --namespace) replicas meet in.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Debug logging.")
+@click.option(
+    "--log-format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="json: one JSON object a line (time, level, kind, object, namespace, reason, message).",
+)
 def controller_cmd(
     kubeconfig: str | None,
     namespaces: tuple[str, ...],
@@ -47,10 +55,12 @@ def controller_cmd(
     standalone: bool,
     peering: str,
     verbose: bool,
+    log_format: str,
 ) -> None:
     """Run the controller: Catalogs, ActiveResolutions, Inputs, Operators, resolvesets.
 
-    Apply `deppy manifests` first. Stops cleanly on SIGTERM; /healthz answers while it runs.
+    Apply `deppy manifests` first. Stops cleanly on SIGTERM; /healthz and /metrics (Prometheus)
+    answer on the health port while it runs.
     """
     from deppy.controller.runner import ControllerOptions, run
 
@@ -64,5 +74,6 @@ def controller_cmd(
             standalone,
             peering=peering,
             verbose=verbose,
+            log_format=log_format,
         )
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,20 +38,25 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
         source = catalog_source(body)
     except InputError as error:
         runtime.cache.failed(name, str(error))
+        runtime.observe.catalog_invalid(body, str(error))
         if write:
             _write(runtime, body, "InvalidSpec", str(error), {})
         return True
     before = runtime.cache.digest(name)
     was_healthy = name in runtime.cache.entries and runtime.cache.entries[name].error is None
+    clock = time.perf_counter()
     try:
         changed, fields = _load(runtime, source)
     except (OSError, InputError, ApiError) as error:
         entry = runtime.cache.failed(name, str(error))
-        log.warning("catalog %s: %s", name, error)
+        runtime.observe.catalog_failed(
+            body, str(error), stale=entry.catalog is not None, seconds=time.perf_counter() - clock
+        )
         if write:
             kept = f" (serving the content loaded at {entry.loaded_at})" if entry.catalog else ""
             _write(runtime, body, "LoadFailed", f"{error}{kept}", {"lastAttemptTime": now()})
         return was_healthy
+    runtime.observe.catalog_loaded(body, changed, fields, time.perf_counter() - clock)
     if write:
         _write(runtime, body, "Loaded", f"loaded from {source.where}", fields)
     return changed or before != runtime.cache.digest(name) or not was_healthy

@@ -9,9 +9,11 @@ kopf retries the handler later with one log line.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +23,7 @@ from deppy.controller.active_resolutions import resolve_active_resolution, up_to
 from deppy.controller.catalogs import load_catalog, poll_due
 from deppy.controller.crds import GROUP, VERSION
 from deppy.controller.kube import ApiError
+from deppy.controller.metrics import ChangeClock
 from deppy.controller.namespace_sync import reconcile_namespace
 from deppy.controller.operators import ensure_input, operators_of, refresh_status
 from deppy.controller.runtime import Runtime
@@ -49,21 +52,33 @@ class Coalescer:
     """At most one resolution of a namespace runs; requests arriving meanwhile make it run once
     more when it ends (a burst of 100 events costs two resolutions, not 100)."""
 
-    def __init__(self, work: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        work: Callable[[str], None],
+        clock: ChangeClock | None = None,
+        answered: Callable[[float], None] | None = None,
+    ) -> None:
         self.work = work
+        self.answered = answered  # metrics: seconds from the first change noticed to its answer
         self.running: set[str] = set()
         self.pending: set[str] = set()
         self.guard = threading.Lock()
+        self.clock = clock or ChangeClock()  # when each namespace's unanswered change came
 
     def request(self, namespace: str) -> None:
         with self.guard:
+            self.clock.notice(namespace)
             if namespace in self.running:
                 self.pending.add(namespace)
                 return
             self.running.add(namespace)
         try:
             while True:
+                with self.guard:
+                    since = self.clock.take(namespace)
                 self.work(namespace)
+                if since is not None and self.answered is not None:
+                    self.answered(time.monotonic() - since)
                 with self.guard:
                     if namespace not in self.pending:
                         self.running.discard(namespace)
@@ -78,20 +93,32 @@ class Coalescer:
 
 def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     kube = runtime.kube
+    observe = runtime.observe
 
     def namespace_work(namespace: str) -> None:
         reconcile_namespace(runtime, namespace)
         for body in operators_of(runtime, namespace):
             refresh_status(runtime, body)
 
-    namespaces = Coalescer(namespace_work)
+    namespaces = Coalescer(
+        namespace_work, observe.changes, lambda seconds: observe.change_answered("unit", seconds)
+    )
+    observe.metrics.watch_queue(lambda: len(namespaces.pending), lambda: len(namespaces.running))
 
-    def active_resolution(body: dict[str, Any]) -> None:
+    def active_resolution(body: dict[str, Any], started: datetime.datetime | None = None) -> None:
         if up_to_date(body, runtime.cache):
             return
+        clock = time.perf_counter()
         outcome = resolve_active_resolution(body, runtime.cache, runtime.cluster)
         meta = body["metadata"]
+        observe.resolved(
+            "ActiveResolution", meta["namespace"], outcome.reason, time.perf_counter() - clock
+        )
         kube.update_status("activeresolutions", meta["name"], meta["namespace"], outcome.status)
+        observe.answered(body, outcome.reason, outcome.message, outcome.fields)
+        if started is not None:
+            waited = datetime.datetime.now(datetime.UTC) - started.replace(tzinfo=datetime.UTC)
+            observe.change_answered("ActiveResolution", waited.total_seconds())
 
     def catalog_changed(name: str) -> None:
         for body in kube.list("activeresolutions"):
@@ -164,8 +191,10 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.create(GROUP, VERSION, "activeresolutions", registry=registry)
     @kopf.on.update(GROUP, VERSION, "activeresolutions", field="spec", registry=registry)
     @_guarded
-    def active_resolution_changed(body: dict[str, Any], **_: Any) -> None:
-        active_resolution(body)
+    def active_resolution_changed(
+        body: dict[str, Any], started: datetime.datetime, **_: Any
+    ) -> None:
+        active_resolution(body, started)
 
     # -- Input, Operator, Instance, InputClass: the namespace resolves again ------------------
     @kopf.on.resume(GROUP, VERSION, "inputs", registry=registry)

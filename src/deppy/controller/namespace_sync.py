@@ -4,6 +4,7 @@ dependencies. Idempotent: run twice on the same state, it writes nothing the sec
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -125,9 +126,12 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
     by_name = {name_of(i): i for i in inputs}
     for name, message in errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
+        runtime.observe.answered(by_name[name], "InvalidSpec", message, {})
     for unit in units:
         catalog = on_cluster.catalog if on_cluster is not None else None
+        clock = time.perf_counter()
         outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster, catalog)
+        runtime.observe.resolved("unit", namespace, outcome.reason, time.perf_counter() - clock)
         _apply(runtime, namespace, outcome, by_name)
 
 
@@ -137,6 +141,7 @@ def _apply(
     kube = runtime.kube
     for name, message in outcome.errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
+        runtime.observe.answered(by_name[name], "InvalidSpec", message, {})
     members = list(outcome.unit.inputs)
     refs: dict[str, Any] = {}
     if outcome.resolveset is not None and members:
@@ -170,6 +175,7 @@ def _apply(
         if refs:
             fields["resolveset"] = refs
         _write_input(kube, body, outcome.reason, outcome.message, fields)
+        runtime.observe.answered(body, outcome.reason, outcome.message, fields)
     if outcome.reason == "Resolved" and outcome.unit.params.generate_inputs:
         _generate_dependency_inputs(kube, namespace, [outcome])
 
@@ -273,8 +279,10 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
         return next((b for b in source.bundles_of(package) if b.name == name), None)
 
     verdict = approval.decide(policy, outcome.entries, replaced)
+    wrote: list[bool] = []
 
     def compute(current: Doc) -> Doc | None:
+        wrote[:] = [False]
         if condition(current, "Approved") is not None:
             return None
         old = (current.get("status") or {}).get("conditions")
@@ -282,11 +290,15 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
         conditions = set_condition(
             old, "Approved", verdict.approved, found["reason"], found["message"]
         )
+        wrote[:] = [True]
         return {"conditions": conditions}
 
-    return kube.update_status(
+    written = kube.update_status(
         "instances", name_of(instance), instance["metadata"]["namespace"], compute
     )
+    if written is not None and wrote == [True]:
+        runtime.observe.proposed(written, outcome.entries, verdict)
+    return written
 
 
 def _remove_older(kube: Kube, namespace: str, current: Resolveset) -> None:

@@ -1,0 +1,154 @@
+"""What the controller tells the world about its answers: metrics, Events and log lines, from
+one call per happening (a line at each call site in the handlers and the modules doing the work).
+
+An Event and an INFO log line come only when the answer an object shows *changes* — its reason,
+its message, or what it selected — measured against the status already written, so a
+re-resolution that gives the same answer (a catalog's new digest with nothing new for this
+request, a restart, a resync) is counted in the metrics and logged at DEBUG only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from deppy.controller.approval import Verdict
+from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.events import Recorder
+from deppy.controller.kube import Kube
+from deppy.controller.metrics import ChangeClock, ControllerMetrics
+from deppy.controller.resolveset import SetEntry
+
+log = logging.getLogger("deppy.controller")
+Body = Mapping[str, Any]
+FINE = ("Resolved", "Loaded", "ProposalCreated", "Approved", "Superseded")
+
+
+def _condition(body: Body, kind: str) -> Mapping[str, Any]:
+    for found in (body.get("status") or {}).get("conditions") or ():
+        if found.get("type") == kind:
+            return dict(found)
+    return {}
+
+
+def _detail(kind: str, status: Mapping[str, Any]) -> str:
+    """What the answer selected, in a few words: the bundles (ActiveResolution), or the
+    resolveset holding them (Input)."""
+    if kind == "ActiveResolution":
+        picked = [s.split(":") for s in status.get("selection") or ()]
+        return ", ".join(f"{p[1]} {p[2]}" for p in picked if len(p) >= 3)
+    return str((status.get("resolveset") or {}).get("name") or "")
+
+
+def _where(body: Body) -> dict[str, Any]:
+    meta = body["metadata"]
+    return {"kind": body.get("kind"), "object": meta["name"], "namespace": meta.get("namespace")}
+
+
+class Observer:
+    def __init__(self, kube: Kube, cache: CatalogCache) -> None:
+        self.metrics = ControllerMetrics(cache)
+        self.recorder = Recorder(kube)
+        self.changes = ChangeClock()
+
+    def post(self, body: Body, reason: str, message: str) -> None:
+        self.recorder.post(body, reason, message, warning=reason not in FINE)
+        self.metrics.events.labels(reason).inc()
+        where = _where(body)
+        level = logging.INFO if reason in FINE else logging.WARNING
+        log.log(
+            level,
+            "%s %s/%s: %s: %s",
+            where["kind"],
+            where["namespace"] or "-",
+            where["object"],
+            reason,
+            message,
+            extra={**where, "reason": reason},
+        )
+
+    # -- answers ------------------------------------------------------------------------------
+    def answered(
+        self, body: Body, reason: str, message: str, fields: Mapping[str, Any] | None
+    ) -> None:
+        """``body`` (as read before the answer) now answered ``reason``/``message`` with the
+        status ``fields`` written: an Event when that differs from the answer it showed."""
+        kind = str(body.get("kind"))
+        old = _condition(body, "Resolved")
+        detail = _detail(kind, fields or {}) if reason == "Resolved" else ""
+        before = (old.get("reason"), old.get("message"), "")
+        if old.get("reason") == "Resolved":
+            before = (
+                old.get("reason"),
+                old.get("message"),
+                _detail(kind, body.get("status") or {}),
+            )
+        if before == (reason, message, detail):
+            meta = body["metadata"]
+            log.debug("%s %s/%s: unchanged (%s)", kind, meta.get("namespace"), meta["name"], reason)
+            return
+        self.post(body, reason, f"{message}: {detail}" if detail else message)
+
+    def resolved(self, kind: str, namespace: str, reason: str, seconds: float) -> None:
+        self.metrics.resolved(kind, namespace, reason, seconds)
+
+    def change_answered(self, kind: str, seconds: float) -> None:
+        self.metrics.change_to_answer.labels(kind).observe(max(0.0, seconds))
+
+    # -- proposals ----------------------------------------------------------------------------
+    def proposed(self, instance: Body, entries: Sequence[SetEntry], verdict: Verdict) -> None:
+        """A new resolveset Instance, and the policy's verdict written on it."""
+        namespace = str(instance["metadata"].get("namespace"))
+        self.metrics.proposals.labels(namespace, "created").inc()
+        changes = [
+            f"upgrade {e.bundle.package} from {e.pivot_from} to {e.bundle.version}"
+            if e.pivot_from
+            else f"install {e.bundle.package} {e.bundle.version}"
+            for e in entries
+            if not e.kept
+        ]
+        self.post(instance, "ProposalCreated", "proposes: " + ("; ".join(changes) or "no change"))
+        text = f"{verdict.reason}: {verdict.message}"
+        if verdict.approved:
+            self.metrics.proposals.labels(namespace, "approved").inc()
+            self.post(instance, "Approved", text)
+        else:
+            self.post(instance, "ApprovalRequired", text)
+
+    # -- catalogs -----------------------------------------------------------------------------
+    def catalog_loaded(
+        self, body: Body, changed: bool, fields: Mapping[str, Any], seconds: float
+    ) -> None:
+        name = str(body["metadata"]["name"])
+        self.metrics.catalog_loads.labels(name, "loaded" if changed else "unchanged").inc()
+        self.metrics.catalog_load_seconds.labels(name).observe(seconds)
+        status = body.get("status") or {}
+        ready = _condition(body, "Ready").get("status") == "True"
+        if ready and status.get("digest") == fields.get("digest"):
+            return
+        self.post(
+            body,
+            "Loaded",
+            f"{fields.get('bundles')} bundles of {fields.get('packages')} packages "
+            f"(digest {str(fields.get('digest'))[:19]})",
+        )
+
+    def catalog_failed(self, body: Body, error: str, *, stale: bool, seconds: float) -> None:
+        """A load that failed: ``stale`` when the last good content is still served."""
+        name = str(body["metadata"]["name"])
+        self.metrics.catalog_loads.labels(name, "failed").inc()
+        self.metrics.catalog_load_seconds.labels(name).observe(seconds)
+        old = _condition(body, "Ready")
+        if old.get("status") == "False" and str(old.get("message", "")).startswith(error):
+            return
+        if stale:
+            self.post(body, "CatalogStale", f"{error} (serving the last good content)")
+        else:
+            self.post(body, "CatalogUnavailable", error)
+
+    def catalog_invalid(self, body: Body, error: str) -> None:
+        old = _condition(body, "Ready")
+        if old.get("reason") == "InvalidSpec" and old.get("message") == error:
+            return
+        self.post(body, "InvalidSpec", error)
