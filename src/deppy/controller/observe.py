@@ -117,15 +117,27 @@ class Observer:
             self.post(instance, "ApprovalRequired", text)
 
     # -- catalogs -----------------------------------------------------------------------------
+    # The Catalog's status is written after these calls, and a load at startup writes none: what
+    # the cache held before this load says what changed; the status, what a restart already saw.
     def catalog_loaded(
-        self, body: Body, changed: bool, fields: Mapping[str, Any], seconds: float
+        self,
+        body: Body,
+        before: str,
+        failing: str | None,
+        fields: Mapping[str, Any],
+        seconds: float,
     ) -> None:
+        """A load that succeeded: ``before`` is the digest served until now, ``failing`` why
+        the Catalog was failing until now (None: it was not)."""
         name = str(body["metadata"]["name"])
+        digest = fields.get("digest")
+        changed = digest != before
         self.metrics.catalog_loads.labels(name, "loaded" if changed else "unchanged").inc()
         self.metrics.catalog_load_seconds.labels(name).observe(seconds)
-        status = body.get("status") or {}
-        ready = _condition(body, "Ready").get("status") == "True"
-        if ready and status.get("digest") == fields.get("digest"):
+        shown = _condition(body, "Ready").get("status") == "True" and (
+            (body.get("status") or {}).get("digest") == digest
+        )
+        if (not changed and failing is None) or shown:
             return
         self.post(
             body,
@@ -134,21 +146,25 @@ class Observer:
             f"(digest {str(fields.get('digest'))[:19]})",
         )
 
-    def catalog_failed(self, body: Body, error: str, *, stale: bool, seconds: float) -> None:
-        """A load that failed: ``stale`` when the last good content is still served."""
+    def catalog_failed(
+        self, body: Body, error: str, failing: str | None, kept: object | None, seconds: float
+    ) -> None:
+        """A load that failed with ``error`` (``failing``: the error until now); ``kept`` is
+        the last good content, still served (None: there is none)."""
         name = str(body["metadata"]["name"])
         self.metrics.catalog_loads.labels(name, "failed").inc()
         self.metrics.catalog_load_seconds.labels(name).observe(seconds)
         old = _condition(body, "Ready")
-        if old.get("status") == "False" and str(old.get("message", "")).startswith(error):
+        shown = old.get("status") == "False" and str(old.get("message", "")).startswith(error)
+        if failing == error or shown:
             return
-        if stale:
+        if kept is not None:
             self.post(body, "CatalogStale", f"{error} (serving the last good content)")
         else:
             self.post(body, "CatalogUnavailable", error)
 
-    def catalog_invalid(self, body: Body, error: str) -> None:
+    def catalog_invalid(self, body: Body, error: str, failing: str | None) -> None:
         old = _condition(body, "Ready")
-        if old.get("reason") == "InvalidSpec" and old.get("message") == error:
+        if failing == error or (old.get("reason") == "InvalidSpec" and old.get("message") == error):
             return
         self.post(body, "InvalidSpec", error)
