@@ -63,6 +63,7 @@ def test_resolutions_move_the_counters_by_outcome(api: TestClient) -> None:
     for outcome in ("resolved", "unsatisfiable", "invalid", "deadline", "busy"):
         assert value(before, "deppy_resolutions_total", outcome=outcome) == 0
     assert value(before, "deppy_solver_slots") == 3
+    assert value(before, "process_resident_memory_bytes") > 10_000_000
     assert api.post("/api/v1/resolve", content=RESOLVED).json()["resolved"] is True
     assert api.post("/api/v1/resolve", content=RESOLVED).json()["resolved"] is True
     assert api.post("/api/v1/resolve", content=UNSATISFIABLE).json()["resolved"] is False

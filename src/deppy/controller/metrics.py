@@ -13,7 +13,7 @@ import datetime
 import time
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -140,6 +140,7 @@ class ControllerMetrics:
             registry=registry,
         )
         registry.register(CacheCollector(cache))
+        ProcessCollector(registry=registry)  # process_resident_memory_bytes, CPU, open fds
 
     def watch_queue(self, waiting: Callable[[], int], running: Callable[[], int]) -> None:
         self.queue_depth.set_function(waiting)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -141,6 +141,7 @@ class ServiceMetrics:
             "deppy_solver_slots", "Resolutions that may run at once (--solvers).", registry=registry
         ).set(slots)
         registry.register(CatalogCollector(state))
+        ProcessCollector(registry=registry)  # process_resident_memory_bytes, CPU, open fds
 
     @contextmanager
     def resolution(self) -> Iterator[Seen]:
