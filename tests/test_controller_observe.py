@@ -9,6 +9,7 @@ a ConfigMap; each test in its own namespace.
 from __future__ import annotations
 
 import json
+import subprocess
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -19,6 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from deppy.controller.kube import Kube
 from tests.conftest import shared_path
 from tests.controller_env import (
+    DEPPY,
     Controller,
     catalog_object,
     client,
@@ -201,6 +203,15 @@ def test_an_input_proposal_and_a_missing_catalog_are_told(env: dict[str, Any]) -
     after = scrape(controller)
     assert value(after, "deppy_proposals_total", namespace=ns, event="created") == 1
     assert value(after, "deppy_proposals_total", namespace=ns, event="approved") == 0
+    # a person approves: deppy approve tells it on the Instance too
+    instance = told["ProposalCreated"]["involvedObject"]["name"]
+    subprocess.run(
+        [DEPPY, "approve", instance, "-n", ns, "--kubeconfig", str(kube.kubeconfig)],
+        check=True,
+        capture_output=True,
+    )
+    approved = [e for e in events(api, ns, instance) if e["reason"] == "Approved"]
+    assert len(approved) == 1 and "ApprovedByUser" in approved[0]["message"]
     unit = {"kind": "unit", "namespace": ns, "outcome": "resolved"}
     assert value(after, "deppy_resolutions_total", **unit) >= 1
     assert value(after, "deppy_change_to_answer_seconds_count", kind="unit") > value(
@@ -230,3 +241,13 @@ def test_json_logs_one_object_a_line(env: dict[str, Any]) -> None:
     assert all({"time", "level", "logger", "message"} <= set(p) for p in parsed)
     answers = [p for p in parsed if p.get("reason") == "Resolved" and p.get("object") == "jaeger"]
     assert answers and answers[0]["kind"] == "ActiveResolution" and answers[0]["namespace"]
+
+
+def test_the_service_account_may_post_and_count_events(env: dict[str, Any]) -> None:
+    """In a cluster the controller posts Events as its ServiceAccount, not as an admin."""
+    account = "system:serviceaccount:deppy-system:deppy-controller"
+    for verb in ("create", "get", "patch"):
+        answer = env["kube"].kubectl(
+            "auth", "can-i", verb, "events", "--as", account, "-n", "default", check=False
+        )
+        assert answer.strip() == "yes", verb

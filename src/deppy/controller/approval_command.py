@@ -1,11 +1,13 @@
 """A person's approval of a resolveset Instance: ``Approved`` True, written with the same
-resourceVersion-guarded status patch the controller uses (a concurrent write is never lost)."""
+resourceVersion-guarded status patch the controller uses (a concurrent write is never lost),
+and an ``Approved`` Event on it naming who approved."""
 
 from __future__ import annotations
 
 import getpass
 
 from deppy.controller.conditions import set_condition
+from deppy.controller.events import Recorder
 from deppy.controller.kube import ApiError, Body, Kube
 from deppy.controller.runner import api_client
 from deppy.errors import InputError
@@ -31,4 +33,6 @@ def approve_instance(kubeconfig: str | None, namespace: str, name: str, message:
         raise InputError(
             where, "no such Instance", f"list them: kubectl get instances -n {namespace}"
         )
+    # the one who acts tells: kubectl describe shows who approved, beside the proposal
+    Recorder(kube, instance=getpass.getuser()).post(done, "Approved", f"ApprovedByUser: {text}")
     return f"{where} approved"

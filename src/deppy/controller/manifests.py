@@ -155,7 +155,8 @@ def cluster_role() -> dict[str, Any]:
             },
             {"apiGroups": [""], "resources": ["configmaps"], "verbs": owned},
             {"apiGroups": [""], "resources": ["namespaces"], "verbs": read},
-            {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+            # get: a recurring Event is read to add one to its count
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "get", "patch"]},
             {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
             {
                 "apiGroups": ["kopf.dev"],
