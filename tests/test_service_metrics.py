@@ -86,6 +86,7 @@ def test_resolutions_move_the_counters_by_outcome(api: TestClient) -> None:
         <= value(after, "deppy_resolution_duration_seconds_sum")
     )
     assert value(after, "deppy_solves_in_flight") == 0
+    assert not [name for name, _labels in after if name.endswith("_created")]
     ok = {"route": "/api/v1/resolve", "method": "POST", "status": "200"}
     assert value(after, "deppy_http_requests_total", **ok) == 3
     assert value(after, "deppy_http_requests_total", **{**ok, "status": "503"}) == 1

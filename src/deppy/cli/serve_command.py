@@ -123,7 +123,7 @@ def serve_cmd(
     configure(log_format)
     log = logging.getLogger("deppy.service")
     log.info("loading catalogs …")
-    app = create_app(config, report=log.warning)
+    app = create_app(config, report=lambda line: log.warning(line.removeprefix("deppy: warning: ")))
     shown = "localhost" if is_loopback(host) else host
     log.info("serving on http://%s:%d/ (API docs at /docs, metrics at /metrics)", shown, port)
     # log_config=None: uvicorn's own lines go through the handler configured above

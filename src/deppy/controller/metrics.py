@@ -13,7 +13,14 @@ import datetime
 import time
 from collections.abc import Callable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+)
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -81,6 +88,7 @@ class CacheCollector(Collector):
 
 class ControllerMetrics:
     def __init__(self, cache: CatalogCache) -> None:
+        disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
         self.registry = registry = CollectorRegistry()
         self.resolutions = Counter(
             "deppy_resolutions",

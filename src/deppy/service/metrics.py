@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    disable_created_metrics,
+)
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -96,6 +103,7 @@ class Seen:
 
 class ServiceMetrics:
     def __init__(self, state: CatalogState, slots: int) -> None:
+        disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
         self.registry = registry = CollectorRegistry()
         self.requests = Counter(
             "deppy_http_requests",
