@@ -241,6 +241,7 @@ def test_json_logs_one_object_a_line(env: dict[str, Any]) -> None:
     assert all({"time", "level", "logger", "message"} <= set(p) for p in parsed)
     answers = [p for p in parsed if p.get("reason") == "Resolved" and p.get("object") == "jaeger"]
     assert answers and answers[0]["kind"] == "ActiveResolution" and answers[0]["namespace"]
+    assert answers[0]["duration"] > 0
 
 
 def test_the_service_account_may_post_and_count_events(env: dict[str, Any]) -> None:

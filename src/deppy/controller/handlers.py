@@ -111,11 +111,10 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         clock = time.perf_counter()
         outcome = resolve_active_resolution(body, runtime.cache, runtime.cluster)
         meta = body["metadata"]
-        observe.resolved(
-            "ActiveResolution", meta["namespace"], outcome.reason, time.perf_counter() - clock
-        )
+        seconds = time.perf_counter() - clock
+        observe.resolved("ActiveResolution", meta["namespace"], outcome.reason, seconds)
         kube.update_status("activeresolutions", meta["name"], meta["namespace"], outcome.status)
-        observe.answered(body, outcome.reason, outcome.message, outcome.fields)
+        observe.answered(body, outcome.reason, outcome.message, outcome.fields, seconds)
         if started is not None:
             waited = datetime.datetime.now(datetime.UTC) - started.replace(tzinfo=datetime.UTC)
             observe.change_answered("ActiveResolution", waited.total_seconds())

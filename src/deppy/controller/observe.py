@@ -52,7 +52,8 @@ class Observer:
         self.recorder = Recorder(kube)
         self.changes = ChangeClock()
 
-    def post(self, body: Body, reason: str, message: str) -> None:
+    def post(self, body: Body, reason: str, message: str, seconds: float | None = None) -> None:
+        """The Event, its count, and its log line (``seconds``: how long the work took)."""
         self.recorder.post(body, reason, message, warning=reason not in FINE)
         self.metrics.events.labels(reason).inc()
         where = _where(body)
@@ -65,12 +66,17 @@ class Observer:
             where["object"],
             reason,
             message,
-            extra={**where, "reason": reason},
+            extra={**where, "reason": reason, "duration": seconds},
         )
 
     # -- answers ------------------------------------------------------------------------------
     def answered(
-        self, body: Body, reason: str, message: str, fields: Mapping[str, Any] | None
+        self,
+        body: Body,
+        reason: str,
+        message: str,
+        fields: Mapping[str, Any] | None,
+        seconds: float | None = None,
     ) -> None:
         """``body`` (as read before the answer) now answered ``reason``/``message`` with the
         status ``fields`` written: an Event when that differs from the answer it showed."""
@@ -88,7 +94,7 @@ class Observer:
             meta = body["metadata"]
             log.debug("%s %s/%s: unchanged (%s)", kind, meta.get("namespace"), meta["name"], reason)
             return
-        self.post(body, reason, f"{message}: {detail}" if detail else message)
+        self.post(body, reason, f"{message}: {detail}" if detail else message, seconds)
 
     def resolved(self, kind: str, namespace: str, reason: str, seconds: float) -> None:
         self.metrics.resolved(kind, namespace, reason, seconds)
@@ -144,6 +150,7 @@ class Observer:
             "Loaded",
             f"{fields.get('bundles')} bundles of {fields.get('packages')} packages "
             f"(digest {str(fields.get('digest'))[:19]})",
+            seconds,
         )
 
     def catalog_failed(
@@ -159,9 +166,9 @@ class Observer:
         if failing == error or shown:
             return
         if kept is not None:
-            self.post(body, "CatalogStale", f"{error} (serving the last good content)")
+            self.post(body, "CatalogStale", f"{error} (serving the last good content)", seconds)
         else:
-            self.post(body, "CatalogUnavailable", error)
+            self.post(body, "CatalogUnavailable", error, seconds)
 
     def catalog_invalid(self, body: Body, error: str, failing: str | None) -> None:
         old = _condition(body, "Ready")
