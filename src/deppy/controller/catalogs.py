@@ -34,12 +34,11 @@ SHOWN_PROBLEMS = 5
 def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
     """Load (or keep) the Catalog's content; True when what the cache serves changed."""
     name = body["metadata"]["name"]
-    failing = runtime.cache.entries[name].error if name in runtime.cache.entries else None
     try:
         source = catalog_source(body)
     except InputError as error:
         runtime.cache.failed(name, str(error))
-        runtime.observe.catalog_invalid(body, str(error), failing)
+        runtime.observe.catalog_invalid(body, str(error))
         if write:
             _write(runtime, body, "InvalidSpec", str(error), {})
         return True
@@ -51,12 +50,12 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
     except (OSError, InputError, ApiError) as error:
         entry = runtime.cache.failed(name, str(error))
         seconds = time.perf_counter() - clock
-        runtime.observe.catalog_failed(body, str(error), failing, entry.catalog, seconds)
+        runtime.observe.catalog_failed(body, str(error), entry.catalog, seconds)
         if write:
             kept = f" (serving the content loaded at {entry.loaded_at})" if entry.catalog else ""
             _write(runtime, body, "LoadFailed", f"{error}{kept}", {"lastAttemptTime": now()})
         return was_healthy
-    runtime.observe.catalog_loaded(body, before, failing, fields, time.perf_counter() - clock)
+    runtime.observe.catalog_loaded(body, before, fields, time.perf_counter() - clock)
     if write:
         _write(runtime, body, "Loaded", f"loaded from {source.where}", fields)
     return changed or before != runtime.cache.digest(name) or not was_healthy

@@ -10,6 +10,7 @@ request, a restart, a resync) is counted in the metrics and logged at DEBUG only
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,6 +52,8 @@ class Observer:
         self.metrics = ControllerMetrics(cache)
         self.recorder = Recorder(kube)
         self.changes = ChangeClock()
+        self._told: dict[str, tuple[str, str]] = {}  # Catalog name -> (reason, what) told last
+        self._told_lock = threading.Lock()
 
     def post(self, body: Body, reason: str, message: str, seconds: float | None = None) -> None:
         """The Event, its count, and its log line (``seconds``: how long the work took)."""
@@ -123,55 +126,52 @@ class Observer:
             self.post(instance, "ApprovalRequired", text)
 
     # -- catalogs -----------------------------------------------------------------------------
-    # The Catalog's status is written after these calls, and a load at startup writes none: what
-    # the cache held before this load says what changed; the status, what a restart already saw.
-    def catalog_loaded(
-        self,
-        body: Body,
-        before: str,
-        failing: str | None,
-        fields: Mapping[str, Any],
-        seconds: float,
-    ) -> None:
-        """A load that succeeded: ``before`` is the digest served until now, ``failing`` why
-        the Catalog was failing until now (None: it was not)."""
+    # A Catalog is loaded by several handlers (startup, create/resume, its poll timer), at times
+    # at once, and its status is written after these calls (not at all at startup): what this
+    # process last told about each Catalog decides, under a lock; after a restart, the status.
+    def _tell_catalog(self, body: Body, told: tuple[str, str], shown: bool) -> bool:
+        """Whether ``told`` (reason, what) is news for this Catalog; remembers it."""
         name = str(body["metadata"]["name"])
-        digest = fields.get("digest")
+        with self._told_lock:
+            before = self._told.get(name)
+            self._told[name] = told
+        return before != told and not (before is None and shown)
+
+    def catalog_loaded(
+        self, body: Body, before: str, fields: Mapping[str, Any], seconds: float
+    ) -> None:
+        """A load that succeeded; ``before`` is the digest served until now."""
+        name = str(body["metadata"]["name"])
+        digest = str(fields.get("digest"))
         changed = digest != before
         self.metrics.catalog_loads.labels(name, "loaded" if changed else "unchanged").inc()
         self.metrics.catalog_load_seconds.labels(name).observe(seconds)
         shown = _condition(body, "Ready").get("status") == "True" and (
             (body.get("status") or {}).get("digest") == digest
         )
-        if (not changed and failing is None) or shown:
-            return
-        self.post(
-            body,
-            "Loaded",
-            f"{fields.get('bundles')} bundles of {fields.get('packages')} packages "
-            f"(digest {str(fields.get('digest'))[:19]})",
-            seconds,
-        )
+        if self._tell_catalog(body, ("Loaded", digest), shown):
+            self.post(
+                body,
+                "Loaded",
+                f"{fields.get('bundles')} bundles of {fields.get('packages')} packages "
+                f"(digest {digest[:19]})",
+                seconds,
+            )
 
-    def catalog_failed(
-        self, body: Body, error: str, failing: str | None, kept: object | None, seconds: float
-    ) -> None:
-        """A load that failed with ``error`` (``failing``: the error until now); ``kept`` is
-        the last good content, still served (None: there is none)."""
+    def catalog_failed(self, body: Body, error: str, kept: object | None, seconds: float) -> None:
+        """A load that failed; ``kept`` is the last good content, still served (None: none)."""
         name = str(body["metadata"]["name"])
         self.metrics.catalog_loads.labels(name, "failed").inc()
         self.metrics.catalog_load_seconds.labels(name).observe(seconds)
         old = _condition(body, "Ready")
         shown = old.get("status") == "False" and str(old.get("message", "")).startswith(error)
-        if failing == error or shown:
-            return
-        if kept is not None:
-            self.post(body, "CatalogStale", f"{error} (serving the last good content)", seconds)
-        else:
-            self.post(body, "CatalogUnavailable", error, seconds)
+        reason = "CatalogUnavailable" if kept is None else "CatalogStale"
+        if self._tell_catalog(body, (reason, error), shown):
+            text = error if kept is None else f"{error} (serving the last good content)"
+            self.post(body, reason, text, seconds)
 
-    def catalog_invalid(self, body: Body, error: str, failing: str | None) -> None:
+    def catalog_invalid(self, body: Body, error: str) -> None:
         old = _condition(body, "Ready")
-        if failing == error or (old.get("reason") == "InvalidSpec" and old.get("message") == error):
-            return
-        self.post(body, "InvalidSpec", error)
+        shown = old.get("reason") == "InvalidSpec" and old.get("message") == error
+        if self._tell_catalog(body, ("InvalidSpec", error), shown):
+            self.post(body, "InvalidSpec", error)
