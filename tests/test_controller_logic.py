@@ -249,11 +249,29 @@ def test_android_lists_the_rules_a_new_version_adds() -> None:
         verdict.message
     )
     same = decide("Android", [SetEntry(old, "alpha", pivot_from=old.name)], lambda p, n: old)
-    assert same.approved and same.reason == "NoNewPermissions"
+    assert same.approved and same.reason == "ApprovedByPolicy"
     fresh = decide("Android", [SetEntry(new, "alpha")], lambda p, n: None)
     assert not fresh.approved and "new install" in fresh.message
+    assert fresh.reason == "NewInstall"
     assert decide(ALLOW_ALL, [entry], lambda p, n: None).approved
     assert not decide(DENY_ALL, [entry], lambda p, n: None).approved
+
+
+def test_approval_reasons_say_what_happened(community: CatalogSet) -> None:
+    """A bundle whose catalog carries no CSV is PermissionsUnknown, not PermissionsIncreased;
+    in a set held back for several reasons, added rules come first, and every reason is listed."""
+    etcd = next(iter(community.bundles_of("etcd")))
+    unknown = decide("Android", [SetEntry(etcd, "alpha")], lambda p, n: None)
+    assert (unknown.approved, unknown.reason) == (False, "PermissionsUnknown")
+    assert "carries no CSV" in unknown.message
+    old = _bundle("node-observability-operator-older")
+    new = _bundle("v4.14-node-observability-operator")
+    both = [SetEntry(etcd, "alpha"), SetEntry(new, "alpha", pivot_from=old.name)]
+    mixed = decide("Android", both, lambda p, n: old)
+    assert mixed.reason == "PermissionsIncreased"
+    assert "carries no CSV" in mixed.message and "adds rules" in mixed.message
+    kept = decide("Android", [SetEntry(etcd, "alpha", kept=True)], lambda p, n: None)
+    assert (kept.approved, kept.reason) == (True, "ApprovedByPolicy")
 
 
 def test_a_wildcard_covers_and_a_narrower_rule_is_not_new() -> None:
@@ -278,6 +296,14 @@ def test_resolveset_names_follow_the_content(community: CatalogSet) -> None:
     assert first == again and first.name != other.name
     assert first.name.startswith("subscription-")
     assert '"pivotFrom"' in other.data["resolved.bundles.json"]
+    # the same bundles in another order (Inputs asked in another order): the same resolveset
+    keda = next(iter(community.bundles_of("keda")))
+    pair = [SetEntry(etcd, "alpha"), SetEntry(keda, "alpha")]
+    forward = build("subscription", pair, dry_run=False, provisioner_class="deppy.resolveset")
+    backward = build(
+        "subscription", pair[::-1], dry_run=False, provisioner_class="deppy.resolveset"
+    )
+    assert forward == backward
 
 
 def test_minimal_version_keeps_a_dependency_at_its_lowest(community: CatalogSet) -> None:

@@ -4,7 +4,11 @@ from the catalog cache: everything else is read from the API server each time.
 
 A failure the user caused never reaches the log as a traceback: it is a status condition. An API
 error (the server restarting, a conflict that kept recurring) becomes a kopf TemporaryError, so
-kopf retries the handler later with one log line.
+kopf retries the handler later with one log line. Inputs, Operators and Instances only ask for
+their namespace to be resolved (``namespace_queue``: after a quiet period, on its own threads,
+retried on failure). Timers look at every namespace with Inputs and every ActiveResolution again
+every ``RECHECK_SECONDS``: level-based, so an answer never waits for an event a stall made the
+controller miss.
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from __future__ import annotations
 import datetime
 import functools
 import logging
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +26,7 @@ from deppy.controller.active_resolutions import resolve_active_resolution, up_to
 from deppy.controller.catalogs import load_catalog, poll_due
 from deppy.controller.crds import GROUP, VERSION
 from deppy.controller.kube import ApiError
-from deppy.controller.metrics import ChangeClock
+from deppy.controller.namespace_queue import NamespaceQueue
 from deppy.controller.namespace_sync import reconcile_namespace
 from deppy.controller.operators import ensure_input, operators_of, refresh_status
 from deppy.controller.runtime import Runtime
@@ -31,6 +34,10 @@ from deppy.controller.runtime import Runtime
 log = logging.getLogger("deppy.controller")
 RETRY_DELAY = 10.0
 POLL_SECONDS = 15.0
+# Level-based: every object is looked at again this often, so an answer never waits for an event
+# that a stall (API server or etcd frozen, a watch reconnecting) made the controller miss. What
+# is already answered for its generation and catalog contents costs a read and nothing more.
+RECHECK_SECONDS = 60.0
 
 
 def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
@@ -48,49 +55,6 @@ def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-class Coalescer:
-    """At most one resolution of a namespace runs; requests arriving meanwhile make it run once
-    more when it ends (a burst of 100 events costs two resolutions, not 100)."""
-
-    def __init__(
-        self,
-        work: Callable[[str], None],
-        clock: ChangeClock | None = None,
-        answered: Callable[[float], None] | None = None,
-    ) -> None:
-        self.work = work
-        self.answered = answered  # metrics: seconds from the first change noticed to its answer
-        self.running: set[str] = set()
-        self.pending: set[str] = set()
-        self.guard = threading.Lock()
-        self.clock = clock or ChangeClock()  # when each namespace's unanswered change came
-
-    def request(self, namespace: str) -> None:
-        with self.guard:
-            self.clock.notice(namespace)
-            if namespace in self.running:
-                self.pending.add(namespace)
-                return
-            self.running.add(namespace)
-        try:
-            while True:
-                with self.guard:
-                    since = self.clock.take(namespace)
-                self.work(namespace)
-                if since is not None and self.answered is not None:
-                    self.answered(time.monotonic() - since)
-                with self.guard:
-                    if namespace not in self.pending:
-                        self.running.discard(namespace)
-                        return
-                    self.pending.discard(namespace)
-        except BaseException:
-            with self.guard:
-                self.running.discard(namespace)
-                self.pending.discard(namespace)
-            raise
-
-
 def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     kube = runtime.kube
     observe = runtime.observe
@@ -100,21 +64,25 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         for body in operators_of(runtime, namespace):
             refresh_status(runtime, body)
 
-    namespaces = Coalescer(
-        namespace_work, observe.changes, lambda seconds: observe.change_answered("unit", seconds)
+    namespaces = NamespaceQueue(
+        namespace_work, answered=lambda seconds: observe.change_answered("unit", seconds)
     )
-    observe.metrics.watch_queue(lambda: len(namespaces.pending), lambda: len(namespaces.running))
+    observe.metrics.watch_queue(lambda: len(namespaces.waiting), lambda: len(namespaces.running))
 
     def active_resolution(body: dict[str, Any], started: datetime.datetime | None = None) -> None:
         if up_to_date(body, runtime.cache):
             return
         clock = time.perf_counter()
         outcome = resolve_active_resolution(body, runtime.cache, runtime.cluster)
+        if outcome is None:
+            return
         meta = body["metadata"]
         seconds = time.perf_counter() - clock
         observe.resolved("ActiveResolution", meta["namespace"], outcome.reason, seconds)
         kube.update_status("activeresolutions", meta["name"], meta["namespace"], outcome.status)
-        observe.answered(body, outcome.reason, outcome.message, outcome.fields, seconds)
+        observe.answered(
+            body, outcome.reason, outcome.message, outcome.fields, seconds, stale=outcome.stale
+        )
         if started is not None:
             waited = datetime.datetime.now(datetime.UTC) - started.replace(tzinfo=datetime.UTC)
             observe.change_answered("ActiveResolution", waited.total_seconds())
@@ -139,11 +107,22 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
             prefix="kopf.deppy.io"
         )
         settings.posting.level = logging.WARNING
+        # a frozen API server must not hang a watch or a call for ever: kopf reconnects a watch
+        # that is silent past its inactivity timeout; calls time out and are retried
         settings.watching.server_timeout = 300
+        settings.watching.client_timeout = 330
+        settings.watching.connect_timeout = 15
+        settings.networking.request_timeout = 60
+        settings.networking.connect_timeout = 15
         settings.execution.max_workers = 4
+        namespaces.start()
         runtime.read_cluster_versions()
         for body in kube.list("catalogs"):
             load_catalog(runtime, body, write=False)
+
+    @kopf.on.cleanup(registry=registry)
+    def cleanup(**_: Any) -> None:
+        namespaces.stop()
 
     @kopf.on.login(registry=registry)
     def login(**_: Any) -> kopf.ConnectionInfo:
@@ -195,6 +174,11 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     ) -> None:
         active_resolution(body, started)
 
+    @kopf.on.timer(GROUP, VERSION, "activeresolutions", interval=RECHECK_SECONDS, registry=registry)
+    @_guarded
+    def active_resolution_recheck(body: dict[str, Any], **_: Any) -> None:
+        active_resolution(body)
+
     # -- Input, Operator, Instance, InputClass: the namespace resolves again ------------------
     @kopf.on.resume(GROUP, VERSION, "inputs", registry=registry)
     @kopf.on.create(GROUP, VERSION, "inputs", registry=registry)
@@ -202,6 +186,11 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @_guarded
     def input_changed(namespace: str, **_: Any) -> None:
         namespaces.request(namespace)
+
+    @kopf.on.timer(GROUP, VERSION, "inputs", interval=RECHECK_SECONDS, registry=registry)
+    def input_recheck(namespace: str | None, **_: Any) -> None:
+        if namespace is not None:
+            namespaces.request(namespace)  # a namespace's Inputs make one request, not one each
 
     @kopf.on.event(GROUP, VERSION, "inputs", registry=registry)
     @_guarded

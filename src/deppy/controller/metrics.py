@@ -10,7 +10,6 @@ and approved; the work queue; and the time from a change to its answer.
 from __future__ import annotations
 
 import datetime
-import time
 from collections.abc import Callable, Iterator
 
 from prometheus_client import (
@@ -157,18 +156,3 @@ class ControllerMetrics:
     def resolved(self, kind: str, namespace: str, reason: str, seconds: float) -> None:
         self.resolutions.labels(kind, namespace, outcome_of(reason)).inc()
         self.resolution_seconds.labels(kind).observe(seconds)
-
-
-class ChangeClock:
-    """When the oldest change not yet answered was noticed, per key (a namespace): a burst of
-    changes answered by one resolution counts from its first."""
-
-    def __init__(self) -> None:
-        self.noticed: dict[str, float] = {}
-
-    def notice(self, key: str) -> None:
-        self.noticed.setdefault(key, time.monotonic())
-
-    def take(self, key: str) -> float | None:
-        """The moment the changes a resolution starting now will answer were first noticed."""
-        return self.noticed.pop(key, None)

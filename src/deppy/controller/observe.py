@@ -18,7 +18,7 @@ from deppy.controller.approval import Verdict
 from deppy.controller.catalog_cache import CatalogCache
 from deppy.controller.events import Recorder
 from deppy.controller.kube import Kube
-from deppy.controller.metrics import ChangeClock, ControllerMetrics
+from deppy.controller.metrics import ControllerMetrics
 from deppy.controller.resolveset import SetEntry
 
 log = logging.getLogger("deppy.controller")
@@ -51,7 +51,6 @@ class Observer:
     def __init__(self, kube: Kube, cache: CatalogCache) -> None:
         self.metrics = ControllerMetrics(cache)
         self.recorder = Recorder(kube)
-        self.changes = ChangeClock()
         self._told: dict[str, tuple[str, str]] = {}  # Catalog name -> (reason, what) told last
         self._told_lock = threading.Lock()
 
@@ -80,9 +79,17 @@ class Observer:
         message: str,
         fields: Mapping[str, Any] | None,
         seconds: float | None = None,
+        *,
+        stale: tuple[bool, str, str] | None = None,
     ) -> None:
         """``body`` (as read before the answer) now answered ``reason``/``message`` with the
-        status ``fields`` written: an Event when that differs from the answer it showed."""
+        status ``fields`` written: an Event when that differs from the answer it showed. With
+        ``stale`` (the CatalogStale condition written), a ``CatalogStale`` Event when the
+        answer comes from a failing catalog's last good content and did not before."""
+        if stale is not None and stale[0]:
+            old_stale = _condition(body, "CatalogStale")
+            if old_stale.get("status") != "True" or old_stale.get("message") != stale[2]:
+                self.post(body, "CatalogStale", stale[2])
         kind = str(body.get("kind"))
         old = _condition(body, "Resolved")
         detail = _detail(kind, fields or {}) if reason == "Resolved" else ""
@@ -124,6 +131,12 @@ class Observer:
             self.post(instance, "Approved", text)
         else:
             self.post(instance, "ApprovalRequired", text)
+
+    def superseded(self, instance: Body, message: str) -> None:
+        """A pending proposal replaced by the unit's newer answer before anyone approved it."""
+        namespace = str(instance["metadata"].get("namespace"))
+        self.metrics.proposals.labels(namespace, "superseded").inc()
+        self.post(instance, "Superseded", message)
 
     # -- catalogs -----------------------------------------------------------------------------
     # A Catalog is loaded by several handlers (startup, create/resume, its poll timer), at times
