@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from deppy.controller.resolveset import SetEntry
 
 log = logging.getLogger("deppy.controller")
 Body = Mapping[str, Any]
+TOLD_KEPT = 20_000  # objects remembered (a tuple each); the oldest are forgotten first
 FINE = ("Resolved", "Loaded", "ProposalCreated", "Approved", "Superseded")
 
 
@@ -51,8 +53,23 @@ class Observer:
     def __init__(self, kube: Kube, cache: CatalogCache) -> None:
         self.metrics = ControllerMetrics(cache)
         self.recorder = Recorder(kube)
-        self._told: dict[str, tuple[str, str]] = {}  # Catalog name -> (reason, what) told last
+        # what was told last about each object and topic: several handlers may answer one
+        # object at once (a change and a periodic recheck; a Catalog's create and its poll)
+        self._told: OrderedDict[tuple[str, str], tuple[str, str]] = OrderedDict()
         self._told_lock = threading.Lock()
+
+    def _news(self, body: Body, topic: str, told: tuple[str, str], shown: bool) -> bool:
+        """Whether ``told`` (reason, text) is news about ``body``'s ``topic``, remembering it.
+        This process's memory decides, under a lock; without one (a restart), whether the
+        status written already ``shown`` it."""
+        meta = body["metadata"]
+        key = (str(meta.get("uid") or f"{meta.get('namespace')}/{meta['name']}"), topic)
+        with self._told_lock:
+            before = self._told.pop(key, None)
+            self._told[key] = told
+            while len(self._told) > TOLD_KEPT:
+                self._told.popitem(last=False)
+        return before != told and not (before is None and shown)
 
     def post(self, body: Body, reason: str, message: str, seconds: float | None = None) -> None:
         """The Event, its count, and its log line (``seconds``: how long the work took)."""
@@ -86,9 +103,14 @@ class Observer:
         status ``fields`` written: an Event when that differs from the answer it showed. With
         ``stale`` (the CatalogStale condition written), a ``CatalogStale`` Event when the
         answer comes from a failing catalog's last good content and did not before."""
-        if stale is not None and stale[0]:
+        if stale is not None:
             old_stale = _condition(body, "CatalogStale")
-            if old_stale.get("status") != "True" or old_stale.get("message") != stale[2]:
+            shown = (old_stale.get("status") == "True", old_stale.get("message", "")) == (
+                stale[0],
+                stale[2],
+            )
+            told = ("CatalogStale" if stale[0] else "Fresh", stale[2])
+            if self._news(body, "stale", told, shown) and stale[0]:
                 self.post(body, "CatalogStale", stale[2])
         kind = str(body.get("kind"))
         old = _condition(body, "Resolved")
@@ -100,11 +122,12 @@ class Observer:
                 old.get("message"),
                 _detail(kind, body.get("status") or {}),
             )
-        if before == (reason, message, detail):
+        text = f"{message}: {detail}" if detail else message
+        if not self._news(body, "answer", (reason, text), before == (reason, message, detail)):
             meta = body["metadata"]
             log.debug("%s %s/%s: unchanged (%s)", kind, meta.get("namespace"), meta["name"], reason)
             return
-        self.post(body, reason, f"{message}: {detail}" if detail else message, seconds)
+        self.post(body, reason, text, seconds)
 
     def resolved(self, kind: str, namespace: str, reason: str, seconds: float) -> None:
         self.metrics.resolved(kind, namespace, reason, seconds)
@@ -139,17 +162,7 @@ class Observer:
         self.post(instance, "Superseded", message)
 
     # -- catalogs -----------------------------------------------------------------------------
-    # A Catalog is loaded by several handlers (startup, create/resume, its poll timer), at times
-    # at once, and its status is written after these calls (not at all at startup): what this
-    # process last told about each Catalog decides, under a lock; after a restart, the status.
-    def _tell_catalog(self, body: Body, told: tuple[str, str], shown: bool) -> bool:
-        """Whether ``told`` (reason, what) is news for this Catalog; remembers it."""
-        name = str(body["metadata"]["name"])
-        with self._told_lock:
-            before = self._told.get(name)
-            self._told[name] = told
-        return before != told and not (before is None and shown)
-
+    # A Catalog's status is written after these calls (not at all by the load at startup).
     def catalog_loaded(
         self, body: Body, before: str, fields: Mapping[str, Any], seconds: float
     ) -> None:
@@ -162,7 +175,7 @@ class Observer:
         shown = _condition(body, "Ready").get("status") == "True" and (
             (body.get("status") or {}).get("digest") == digest
         )
-        if self._tell_catalog(body, ("Loaded", digest), shown):
+        if self._news(body, "catalog", ("Loaded", digest), shown):
             self.post(
                 body,
                 "Loaded",
@@ -179,12 +192,12 @@ class Observer:
         old = _condition(body, "Ready")
         shown = old.get("status") == "False" and str(old.get("message", "")).startswith(error)
         reason = "CatalogUnavailable" if kept is None else "CatalogStale"
-        if self._tell_catalog(body, (reason, error), shown):
+        if self._news(body, "catalog", (reason, error), shown):
             text = error if kept is None else f"{error} (serving the last good content)"
             self.post(body, reason, text, seconds)
 
     def catalog_invalid(self, body: Body, error: str) -> None:
         old = _condition(body, "Ready")
         shown = old.get("reason") == "InvalidSpec" and old.get("message") == error
-        if self._tell_catalog(body, ("InvalidSpec", error), shown):
+        if self._news(body, "catalog", ("InvalidSpec", error), shown):
             self.post(body, "InvalidSpec", error)
