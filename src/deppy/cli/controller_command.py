@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from deppy.cli.main import cli
-from deppy.logs import FORMATS
+from deppy.observability import log_format_option
 
 
 @cli.command("controller")
@@ -39,13 +39,7 @@ from deppy.logs import FORMATS
     help="The ClusterKopfPeering (or KopfPeering with --namespace) replicas meet in.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Debug logging.")
-@click.option(
-    "--log-format",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="json: one JSON object a line (time, level, kind, object, namespace, reason, message).",
-)
+@log_format_option("time, level, kind, object, namespace, reason, duration, message")
 def controller_cmd(
     kubeconfig: str | None,
     namespaces: tuple[str, ...],

@@ -12,7 +12,7 @@ import click
 
 from deppy.cli.main import cli
 from deppy.errors import InputError
-from deppy.logs import FORMATS, configure
+from deppy.observability import configure, log_format_option
 from deppy.resolution.request_parsing import parse_catalog
 from deppy.service.config import ServiceConfig, is_loopback, read_token
 
@@ -74,13 +74,7 @@ DEFAULTS = ServiceConfig()
     help="A file holding a bearer token that GET /metrics must send (default: /metrics is "
     "open, like the probes: counts and catalog names only).",
 )
-@click.option(
-    "--log-format",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="json: one JSON object a line (time, level, message, reason, duration).",
-)
+@log_format_option("time, level, message, reason, duration")
 def serve_cmd(
     host: str,
     port: int,

@@ -12,18 +12,13 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable, Iterator
 
-from prometheus_client import (
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    ProcessCollector,
-    disable_created_metrics,
-)
+from prometheus_client import Counter, Gauge, Histogram
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from deppy.controller.catalog_cache import CatalogCache
+from deppy.observability import SECONDS
+from deppy.observability import registry as new_registry
 
 OUTCOMES = {
     "Resolved": "resolved",
@@ -32,7 +27,6 @@ OUTCOMES = {
     "DeadlineExceeded": "deadline",
     "CatalogUnavailable": "catalog_unavailable",
 }
-SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
 
 
 def outcome_of(reason: str) -> str:
@@ -87,8 +81,7 @@ class CacheCollector(Collector):
 
 class ControllerMetrics:
     def __init__(self, cache: CatalogCache) -> None:
-        disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
-        self.registry = registry = CollectorRegistry()
+        self.registry = registry = new_registry()
         self.resolutions = Counter(
             "deppy_resolutions",
             "Resolutions, by kind (ActiveResolution, unit), namespace and outcome: resolved, "
@@ -147,7 +140,6 @@ class ControllerMetrics:
             registry=registry,
         )
         registry.register(CacheCollector(cache))
-        ProcessCollector(registry=registry)  # process_resident_memory_bytes, CPU, open fds
 
     def watch_queue(self, waiting: Callable[[], int], running: Callable[[], int]) -> None:
         self.queue_depth.set_function(waiting)

@@ -66,7 +66,7 @@ def run(options: ControllerOptions) -> None:
 
     from deppy.controller.kube import Kube
     from deppy.controller.runtime import Runtime
-    from deppy.logs import configure
+    from deppy.observability import configure
 
     configure(options.log_format, level=logging.DEBUG if options.verbose else logging.INFO)
     for noisy in ("kopf.objects", "kopf.activities.probe", "aiohttp.access"):

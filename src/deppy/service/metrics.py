@@ -21,14 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
-from prometheus_client import (
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    ProcessCollector,
-    disable_created_metrics,
-)
+from prometheus_client import Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -36,14 +29,14 @@ from starlette.responses import Response
 from starlette.routing import Match
 
 from deppy.errors import InputError
+from deppy.observability import SECONDS
+from deppy.observability import registry as new_registry
 from deppy.service.catalogs import CatalogState
 from deppy.service.guards import ASGIApp, Message, Receive, Scope, Send, unauthorized
 from deppy.service.problems import Problem
 
 log = logging.getLogger("deppy.service")
 OUTCOMES = ("resolved", "unsatisfiable", "invalid", "deadline", "busy")
-# Resolutions take milliseconds (a small catalog) to the deadline (seconds).
-SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 
 class CatalogCollector(Collector):
@@ -103,8 +96,7 @@ class Seen:
 
 class ServiceMetrics:
     def __init__(self, state: CatalogState, slots: int) -> None:
-        disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series
-        self.registry = registry = CollectorRegistry()
+        self.registry = registry = new_registry()
         self.requests = Counter(
             "deppy_http_requests",
             "HTTP requests answered, by route template, method and status.",
@@ -149,7 +141,6 @@ class ServiceMetrics:
             "deppy_solver_slots", "Resolutions that may run at once (--solvers).", registry=registry
         ).set(slots)
         registry.register(CatalogCollector(state))
-        ProcessCollector(registry=registry)  # process_resident_memory_bytes, CPU, open fds
 
     @contextmanager
     def resolution(self) -> Iterator[Seen]:
