@@ -1,7 +1,7 @@
 """Kubernetes Events on the objects the controller answers, as ``kubectl describe`` shows them.
 
-The callers post an Event when an answer *changes* (they compare with the condition already in
-the object's status: state lives in the API server, so a restarted replica posts nothing again).
+The callers (``observe.py``) post an Event when an answer *changes*, not when it is computed
+again; a restarted replica compares with the status already written and posts nothing again.
 An Event that does recur — the same reason and message on the same object, e.g. an answer that
 flips back, or a catalog failing the same way after it had recovered — stays one Event whose
 ``count`` grows, as client-go's recorder aggregates them: its name is derived from the object's

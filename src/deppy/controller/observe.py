@@ -2,9 +2,11 @@
 one call per happening (a line at each call site in the handlers and the modules doing the work).
 
 An Event and an INFO log line come only when the answer an object shows *changes* — its reason,
-its message, or what it selected — measured against the status already written, so a
-re-resolution that gives the same answer (a catalog's new digest with nothing new for this
-request, a restart, a resync) is counted in the metrics and logged at DEBUG only.
+its message, or what it selected — measured against what this process told last about it (under
+a lock: a change handler and a periodic recheck may answer one object at once) or, after a
+restart, against the status already written. A re-resolution that gives the same answer (a
+catalog's new digest with nothing new for this request, a restart, a recheck) is counted in the
+metrics and logged at DEBUG only.
 """
 
 from __future__ import annotations
