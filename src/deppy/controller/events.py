@@ -88,5 +88,11 @@ class Recorder:
                 count = int(found.get("count") or 1) + 1
                 patch = {"count": count, "lastTimestamp": stamp}
                 self.kube.patch("events", name, patch, namespace)
-        except (ApiError, OSError) as error:
-            log.warning("could not post Event %s on %s: %s", reason, meta["name"], error)
+        except Exception as error:  # best effort (a stalled API server times out in urllib3)
+            log.warning(
+                "could not post Event %s on %s: %s: %s",
+                reason,
+                meta["name"],
+                type(error).__name__,
+                error,
+            )
