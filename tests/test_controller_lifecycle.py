@@ -25,6 +25,7 @@ from deppy.controller.kube import Kube
 from tests.conftest import shared_path
 from tests.controller_env import (
     DEPPY,
+    Controller,
     approval_classes,
     catalog_object,
     client,
@@ -235,23 +236,7 @@ def test_a_catalog_outage_changes_no_answer(env: dict[str, Any]) -> None:
     api, controller, kube = env["api"], env["controller"], env["kube"]
     server: CatalogServer = env["small"]
     ns = kube.new_namespace("out")
-    required = 'required("aws-load-balancer-operator")'
-    ar = {
-        "apiVersion": "deppy.io/v1alpha1",
-        "kind": "ActiveResolution",
-        "metadata": {"name": "aws", "namespace": ns},
-        "spec": {"sources": [SMALL], "constraints": [required]},
-    }
-    api.create("activeresolutions", ar, ns)
-    api.create("inputs", _input("aws", ns, "aws-load-balancer-operator", SMALL), ns)
-    wait_for(
-        "answered",
-        lambda: (
-            _reason(api, "activeresolutions", "aws", ns) == "True/Resolved"
-            and _answered(api, ns, ["aws"])
-        ),
-        log=controller,
-    )
+    ar = _aws_answered(api, ns, controller)
     selection = api.get("activeresolutions", "aws", ns)["status"]["selection"]
     resolveset = api.get("inputs", "aws", ns)["status"]["resolveset"]["name"]
     server.set_up(False)
@@ -301,6 +286,27 @@ def test_a_catalog_outage_changes_no_answer(env: dict[str, Any]) -> None:
     assert api.get("activeresolutions", "aws", ns)["status"]["selection"] == selection
     assert len(_instances(api, ns)) == 1
     assert "Traceback" not in controller.log_text()
+
+
+def _aws_answered(api: Kube, ns: str, controller: Controller) -> dict[str, Any]:
+    """An ActiveResolution and an Input ``aws`` over the small catalog, answered."""
+    ar = {
+        "apiVersion": "deppy.io/v1alpha1",
+        "kind": "ActiveResolution",
+        "metadata": {"name": "aws", "namespace": ns},
+        "spec": {"sources": [SMALL], "constraints": ['required("aws-load-balancer-operator")']},
+    }
+    api.create("activeresolutions", ar, ns)
+    api.create("inputs", _input("aws", ns, "aws-load-balancer-operator", SMALL), ns)
+    wait_for(
+        "answered",
+        lambda: (
+            _reason(api, "activeresolutions", "aws", ns) == "True/Resolved"
+            and _answered(api, ns, ["aws"])
+        ),
+        log=controller,
+    )
+    return ar
 
 
 @contextmanager
@@ -389,7 +395,7 @@ def test_approval_reasons_say_what_happened(env: dict[str, Any]) -> None:
     api.create("inputs", _input("policy", ns, "etcd", input_class=classes["AllowAll"]), ns)
     android_unknown = f"unknown-{ns}"
     input_class(api, android_unknown, {"provisionerClass": classes["Android"]})
-    api.create("inputs", _input("nocsv", ns, "etcd", input_class=android_unknown), ns)
+    api.create("inputs", _input("nocsv", ns, "keda", input_class=android_unknown), ns)
 
     def verdicts() -> dict[str, dict[str, Any]] | None:
         found = {
@@ -439,22 +445,7 @@ def test_a_restart_during_an_outage_changes_no_answer(
     api, controller, kube = env["api"], env["controller"], env["kube"]
     server: CatalogServer = env["small"]
     ns = kube.new_namespace("restart")
-    ar = {
-        "apiVersion": "deppy.io/v1alpha1",
-        "kind": "ActiveResolution",
-        "metadata": {"name": "aws", "namespace": ns},
-        "spec": {"sources": [SMALL], "constraints": ['required("aws-load-balancer-operator")']},
-    }
-    api.create("activeresolutions", ar, ns)
-    api.create("inputs", _input("aws", ns, "aws-load-balancer-operator", SMALL), ns)
-    wait_for(
-        "answered",
-        lambda: (
-            _reason(api, "activeresolutions", "aws", ns) == "True/Resolved"
-            and _answered(api, ns, ["aws"])
-        ),
-        log=controller,
-    )
+    _aws_answered(api, ns, controller)
     before = {
         "ar": api.get("activeresolutions", "aws", ns)["status"],
         "input": api.get("inputs", "aws", ns)["status"],

@@ -13,6 +13,7 @@ from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.fbc import load_catalog
 from deppy.catalog.semver import Version
 from deppy.controller.approval import ALLOW_ALL, DENY_ALL, decide
+from deppy.controller.catalog_cache import CatalogCache
 from deppy.controller.catalog_sources import catalog_source, config_map_files, parse_duration
 from deppy.controller.crds import all_crds
 from deppy.controller.manifests import all_manifests
@@ -325,3 +326,29 @@ def test_minimal_version_keeps_a_dependency_at_its_lowest(community: CatalogSet)
     assert topology == [
         s.version for s in newest.selection if s.package.endswith("topology-operator")
     ]
+
+
+def test_a_catalog_that_fails_to_reload_serves_its_last_good_content() -> None:
+    """Stale, not unavailable: the content stays in every view, and the view says which catalog,
+    why and the time of the content; only a deleted or never-loaded catalog is unavailable, and
+    one an earlier controller served (a restart during the outage) is waited for."""
+    cache = CatalogCache()
+    small = load_catalog(shared_path("catalogs", EXCERPTS, "jaeger-product"), name="small")
+    cache.loaded("small", small, "sha256:1", "2026-01-01T00:00:00Z")
+    assert cache.view(["small"]).staleness() == (False, "Fresh", "")
+    cache.failed("small", "HTTP 503: down")
+    view = cache.view(["small"])
+    assert view.source is not None and not view.unavailable
+    stale, reason, message = view.staleness(["small"])
+    assert (stale, reason) == (True, "LoadFailed")
+    assert "small" in message and "HTTP 503" in message and "2026-01-01T00:00:00Z" in message
+    assert view.staleness(["other"])[0] is False  # an answer that did not use it is not stale
+    cache.failed("never", "connection refused")
+    assert cache.view(["never"]).unavailable == (("never", "connection refused"),)
+    cache.failed("restarted", "connection refused", served_before=True)
+    waiting = cache.view(["restarted"])
+    assert waiting.waiting == ("restarted",) and not waiting.unavailable
+    assert waiting.waits_for(["restarted"]) and waiting.waits_for([None])
+    assert not cache.view(["small"]).waits_for(["small"])
+    cache.removed("small")
+    assert cache.view(["small"]).unavailable == (("small", "the Catalog was deleted"),)

@@ -207,6 +207,9 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.resume(GROUP, VERSION, "operators", registry=registry)
     @kopf.on.create(GROUP, VERSION, "operators", registry=registry)
     @kopf.on.update(GROUP, VERSION, "operators", field="spec", registry=registry)
+    @kopf.on.timer(
+        GROUP, VERSION, "operators", interval=RECHECK_SECONDS, id="recheck", registry=registry
+    )
     @_guarded
     def operator_changed(body: dict[str, Any], **_: Any) -> None:
         if ensure_input(runtime, body) is not None:

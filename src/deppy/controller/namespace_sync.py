@@ -323,16 +323,20 @@ def _ensure_resolveset(
     }
     approved = True
     if not resolveset.dry_run:
-        instance = _ensure(
-            kube, "instances", instance_body(resolveset, namespace, owners), namespace
-        )
-        instance = proposals.revive(kube, instance)
+        instance = _propose(kube, resolveset, namespace, owners)
         instance = _approve(runtime, instance, outcome) or instance
         approved = is_true(instance, "Approved")
         refs["conditions"] = [c for c in [condition(instance, "Approved")] if c]
     if approved:
         _remove_older(kube, namespace, resolveset.unit, resolveset.name)
     return refs, approved
+
+
+def _propose(kube: Kube, resolveset: Resolveset, namespace: str, owners: Sequence[Doc]) -> Doc:
+    """The unit's current proposal: its Instance created (or found, the names being the
+    content's hash), and no longer superseded if an earlier answer had replaced it."""
+    instance = _ensure(kube, "instances", instance_body(resolveset, namespace, owners), namespace)
+    return proposals.revive(kube, instance)
 
 
 def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | None:
