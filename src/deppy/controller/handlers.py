@@ -69,7 +69,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     )
     observe.metrics.watch_queue(lambda: len(namespaces.waiting), lambda: len(namespaces.running))
 
-    def active_resolution(body: dict[str, Any], started: datetime.datetime | None = None) -> None:
+    def active_resolution(body: dict[str, Any]) -> None:
         if up_to_date(body, runtime.cache):
             return
         clock = time.perf_counter()
@@ -83,9 +83,6 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         observe.answered(
             body, outcome.reason, outcome.message, outcome.fields, seconds, stale=outcome.stale
         )
-        if started is not None:
-            waited = datetime.datetime.now(datetime.UTC) - started.replace(tzinfo=datetime.UTC)
-            observe.change_answered("ActiveResolution", waited.total_seconds())
 
     def catalog_changed(name: str) -> None:
         for body in kube.list("activeresolutions"):
@@ -172,7 +169,11 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     def active_resolution_changed(
         body: dict[str, Any], started: datetime.datetime, **_: Any
     ) -> None:
-        active_resolution(body, started)
+        active_resolution(body)
+        # answered now, by this handler or by a recheck that came first; ``started`` is kopf's
+        # first try at this change (retries after an API error included)
+        waited = datetime.datetime.now(datetime.UTC) - started.replace(tzinfo=datetime.UTC)
+        observe.change_answered("ActiveResolution", waited.total_seconds())
 
     @kopf.on.timer(GROUP, VERSION, "activeresolutions", interval=RECHECK_SECONDS, registry=registry)
     @_guarded
