@@ -143,14 +143,26 @@ def _approve(kube: KubeCluster, name: str, ns: str) -> subprocess.CompletedProce
 # -- One proposal per unit -------------------------------------------------------------------
 
 
-def test_inputs_applied_together_get_one_proposal(env: dict[str, Any]) -> None:
+def _operator(name: str, ns: str, package: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "deppy.io/v1alpha1",
+        "kind": "Operator",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {"catalog": {"name": COMMUNITY, "package": package}},
+    }
+
+
+@pytest.mark.parametrize("kind", ["Input", "Operator"])
+def test_objects_applied_together_get_one_proposal(env: dict[str, Any], kind: str) -> None:
     """The issue's sequence: three subscription Inputs in one ``kubectl apply`` gave two
-    resolvesets (one computed before the third Input arrived), both pending for ever."""
+    resolvesets (one computed before the third Input arrived), both pending for ever. Three
+    Operators (each creating its Input) the same."""
     api, controller, kube = env["api"], env["controller"], env["kube"]
     ns = kube.new_namespace("one")
-    docs = [_input(p, ns, p) for p in ("etcd", "kuadrant-operator", "keda")]
-    kube.kubectl("apply", "-n", ns, "-f", "-", input=yaml.safe_dump_all(docs))
     names = ["etcd", "kuadrant-operator", "keda"]
+    make = _input if kind == "Input" else _operator
+    docs = [make(p, ns, p) for p in names]
+    kube.kubectl("apply", "-n", ns, "-f", "-", input=yaml.safe_dump_all(docs))
     wait_for("the three Inputs answered", lambda: _answered(api, ns, names), log=controller)
     instances = _settled(api, ns)
     assert [i["metadata"]["labels"]["deppy.io/unit"] for i in instances] == ["subscription"]

@@ -38,6 +38,8 @@ POLL_SECONDS = 15.0
 # that a stall (API server or etcd frozen, a watch reconnecting) made the controller miss. What
 # is already answered for its generation and catalog contents costs a read and nothing more.
 RECHECK_SECONDS = 60.0
+# the first look one interval after kopf notices the object: its create/resume handler answers it
+RECHECK: dict[str, Any] = {"interval": RECHECK_SECONDS, "initial_delay": RECHECK_SECONDS}
 
 
 def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
@@ -175,7 +177,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         waited = datetime.datetime.now(datetime.UTC) - started.replace(tzinfo=datetime.UTC)
         observe.change_answered("ActiveResolution", waited.total_seconds())
 
-    @kopf.on.timer(GROUP, VERSION, "activeresolutions", interval=RECHECK_SECONDS, registry=registry)
+    @kopf.on.timer(GROUP, VERSION, "activeresolutions", **RECHECK, registry=registry)
     @_guarded
     def active_resolution_recheck(body: dict[str, Any], **_: Any) -> None:
         active_resolution(body)
@@ -188,7 +190,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     def input_changed(namespace: str, **_: Any) -> None:
         namespaces.request(namespace)
 
-    @kopf.on.timer(GROUP, VERSION, "inputs", interval=RECHECK_SECONDS, registry=registry)
+    @kopf.on.timer(GROUP, VERSION, "inputs", **RECHECK, registry=registry)
     def input_recheck(namespace: str | None, **_: Any) -> None:
         if namespace is not None:
             namespaces.request(namespace)  # a namespace's Inputs make one request, not one each
@@ -208,9 +210,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.resume(GROUP, VERSION, "operators", registry=registry)
     @kopf.on.create(GROUP, VERSION, "operators", registry=registry)
     @kopf.on.update(GROUP, VERSION, "operators", field="spec", registry=registry)
-    @kopf.on.timer(
-        GROUP, VERSION, "operators", interval=RECHECK_SECONDS, id="recheck", registry=registry
-    )
+    @kopf.on.timer(GROUP, VERSION, "operators", id="recheck", **RECHECK, registry=registry)
     @_guarded
     def operator_changed(body: dict[str, Any], **_: Any) -> None:
         if ensure_input(runtime, body) is not None:
