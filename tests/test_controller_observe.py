@@ -165,7 +165,7 @@ def test_metrics_move_with_resolutions(env: dict[str, Any]) -> None:
     for name in ("one", "two", "none"):
         _answered(api, ns, name, 1, env)
     after = scrape(controller)
-    # at least once each (a creation may be answered twice: its handler and the recheck timer)
+    # at least once each (a recheck may answer an object again)
     assert value(after, "deppy_resolutions_total", **resolved) >= 2
     unsatisfiable = {**resolved, "outcome": "unsatisfiable"}
     assert value(after, "deppy_resolutions_total", **unsatisfiable) >= 1
