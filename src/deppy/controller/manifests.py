@@ -243,7 +243,7 @@ def metrics_service(namespace: str) -> dict[str, Any]:
         "metadata": {
             "name": "deppy-controller-metrics",
             "namespace": namespace,
-            "labels": LABELS,
+            "labels": dict(LABELS),
             "annotations": {
                 "prometheus.io/scrape": "true",
                 "prometheus.io/port": str(HEALTH_PORT),
@@ -251,7 +251,7 @@ def metrics_service(namespace: str) -> dict[str, Any]:
             },
         },
         "spec": {
-            "selector": LABELS,
+            "selector": dict(LABELS),
             "ports": [
                 {"name": METRICS_PORT_NAME, "port": HEALTH_PORT, "targetPort": METRICS_PORT_NAME}
             ],
