@@ -191,3 +191,12 @@ def test_serve_logs_json_lines(catalog: Path, tmp_path: Path) -> None:
     resolution = [x for x in lines if x.get("reason") == "resolved"]
     assert len(resolution) == 1 and resolution[0]["duration"] > 0
     assert any("serving on" in x["message"] for x in lines)
+
+
+def test_a_bad_metrics_token_file_is_one_line(tmp_path: Path) -> None:
+    from tests.workflow_helpers import run
+
+    missing = tmp_path / "no-such-token"
+    code, _, err = run("serve", "--metrics-token-file", str(missing))
+    assert code == 2 and err.count("\n") == 1
+    assert f"--metrics-token-file {missing}" in err and "cannot read" in err
