@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from deppy.cli.main import cli
+from deppy.observability import log_format_option
 
 
 @cli.command("controller")
@@ -38,6 +39,7 @@ from deppy.cli.main import cli
     help="The ClusterKopfPeering (or KopfPeering with --namespace) replicas meet in.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Debug logging.")
+@log_format_option("time, level, kind, object, namespace, reason, duration, message")
 def controller_cmd(
     kubeconfig: str | None,
     namespaces: tuple[str, ...],
@@ -47,10 +49,12 @@ def controller_cmd(
     standalone: bool,
     peering: str,
     verbose: bool,
+    log_format: str,
 ) -> None:
     """Run the controller: Catalogs, ActiveResolutions, Inputs, Operators, resolvesets.
 
-    Apply `deppy manifests` first. Stops cleanly on SIGTERM; /healthz answers while it runs.
+    Apply `deppy manifests` first. Stops cleanly on SIGTERM; /healthz and /metrics (Prometheus)
+    answer on the health port while it runs.
     """
     from deppy.controller.runner import ControllerOptions, run
 
@@ -64,5 +68,6 @@ def controller_cmd(
             standalone,
             peering=peering,
             verbose=verbose,
+            log_format=log_format,
         )
     )

@@ -6,12 +6,14 @@ The options' defaults are ``ServiceConfig``'s (a plain dataclass, cheap to impor
 
 from __future__ import annotations
 
+import logging
 import socket
 
 import click
 
 from deppy.cli.main import cli
 from deppy.errors import InputError
+from deppy.observability import configure, log_format_option
 from deppy.resolution.request_parsing import parse_catalog
 from deppy.service.config import ServiceConfig, is_loopback, read_token
 
@@ -67,6 +69,13 @@ DEFAULTS = ServiceConfig()
     help="How often to look for changed catalog files or store (0: only on POST "
     "/api/v1/catalogs/reload).",
 )
+@click.option(
+    "--metrics-token-file",
+    type=click.Path(dir_okay=False),
+    help="A file holding a bearer token that GET /metrics must send (default: /metrics is "
+    "open, like the probes: counts and catalog names only).",
+)
+@log_format_option("time, level, message, reason, duration")
 def serve_cmd(
     host: str,
     port: int,
@@ -76,11 +85,17 @@ def serve_cmd(
     deadline: float,
     solvers: int,
     reload_interval: float,
+    metrics_token_file: str | None,
+    log_format: str,
 ) -> None:
     """Serve the resolver over HTTP: the API under /api/v1/ (OpenAPI at /openapi.json, docs at
-    /docs) and the web UI at /. Read-only; loopback only unless --token-file is given.
+    /docs), Prometheus metrics at /metrics and the web UI at /. Read-only; loopback only unless
+    --token-file is given.
     """
     token = read_token(token_file) if token_file else None
+    metrics_token = (
+        read_token(metrics_token_file, "--metrics-token-file") if metrics_token_file else None
+    )
     if token is None and not is_loopback(host):
         raise InputError(
             f"--host {host}",
@@ -90,6 +105,7 @@ def serve_cmd(
     config = ServiceConfig(
         catalogs=tuple(parse_catalog(spec) for spec in catalogs),
         token=token,
+        metrics_token=metrics_token,
         max_body=max_body,
         deadline=deadline,
         solvers=solvers,
@@ -100,10 +116,15 @@ def serve_cmd(
 
     from deppy.service.app import create_app
 
-    click.echo("deppy: loading catalogs …", err=True)
-    app = create_app(config, report=lambda line: click.echo(line, err=True))
-    click.echo(f"deppy: serving on {url_of(listener)} (API docs at /docs)", err=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    configure(log_format)
+    log = logging.getLogger("deppy.service")
+    log.info("loading catalogs …")
+    app = create_app(config, report=lambda line: log.warning(line.removeprefix("deppy: warning: ")))
+    log.info("serving on %s (API docs at /docs, metrics at /metrics)", url_of(listener))
+    # log_config=None: uvicorn's own lines go through the handler configured above
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", access_log=False, log_config=None)
+    )
     server.run(sockets=[listener])
 
 

@@ -1,12 +1,14 @@
 """A person's approval of a resolveset Instance: ``Approved`` True, written with the same
-resourceVersion-guarded status patch the controller uses (a concurrent write is never lost).
-A superseded proposal is refused, naming the Instance to approve instead."""
+resourceVersion-guarded status patch the controller uses (a concurrent write is never lost),
+and an ``Approved`` Event on it naming who approved. A superseded proposal is refused, naming the
+Instance to approve instead."""
 
 from __future__ import annotations
 
 import getpass
 
 from deppy.controller.conditions import condition, set_condition
+from deppy.controller.events import Recorder
 from deppy.controller.kube import ApiError, Body, Kube
 from deppy.controller.proposals import SUPERSEDED
 from deppy.controller.runner import api_client
@@ -36,4 +38,6 @@ def approve_instance(kubeconfig: str | None, namespace: str, name: str, message:
         raise InputError(
             where, "no such Instance", f"list them: kubectl get instances -n {namespace}"
         )
+    # the one who acts tells: kubectl describe shows who approved, beside the proposal
+    Recorder(kube, instance=getpass.getuser()).post(done, "Approved", f"ApprovedByUser: {text}")
     return f"{where} approved"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,20 +40,25 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
         source = catalog_source(body)
     except InputError as error:
         runtime.cache.failed(name, str(error))
+        runtime.observe.catalog_invalid(body, str(error))
         if write:
             _write(runtime, body, "InvalidSpec", str(error), {})
         return True
     before = runtime.cache.digest(name)
     was_healthy = name in runtime.cache.entries and runtime.cache.entries[name].error is None
+    clock = time.perf_counter()
     try:
         changed, fields = _load(runtime, source)
     except (OSError, InputError, ApiError) as error:
         served = bool((body.get("status") or {}).get("digest"))
         entry = catalog_failed(runtime, name, error, was_healthy=was_healthy, served=served)
+        seconds = time.perf_counter() - clock
+        runtime.observe.catalog_failed(body, str(error), entry.catalog, seconds)
         if write:
             kept = f" (serving the content loaded at {entry.loaded_at})" if entry.catalog else ""
             _write(runtime, body, "LoadFailed", f"{error}{kept}", {"lastAttemptTime": now()})
         return was_healthy
+    runtime.observe.catalog_loaded(body, before, fields, time.perf_counter() - clock)
     if write:
         _write(runtime, body, "Loaded", f"loaded from {source.where}", fields)
     return changed or before != runtime.cache.digest(name) or not was_healthy

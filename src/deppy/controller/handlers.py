@@ -13,8 +13,10 @@ controller miss.
 
 from __future__ import annotations
 
+import datetime
 import functools
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -57,6 +59,7 @@ def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
 
 def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     kube = runtime.kube
+    observe = runtime.observe
 
     def namespace_work(namespace: str) -> None:
         catch_up(runtime)
@@ -64,15 +67,34 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         for body in operators_of(runtime, namespace):
             refresh_status(runtime, body)
 
-    namespaces = NamespaceQueue(namespace_work)
+    namespaces = NamespaceQueue(
+        namespace_work, answered=lambda seconds: observe.change_answered("unit", seconds)
+    )
+    observe.metrics.watch_queue(lambda: len(namespaces.waiting), lambda: len(namespaces.running))
 
     def active_resolution(body: dict[str, Any]) -> None:
         meta = body["metadata"]
+        shown = [body]  # the object as it read before each answer (Events compare with it)
+        clock = [time.perf_counter()]
 
         def write(outcome: Outcome) -> dict[str, Any] | None:
-            return kube.update_status(
+            seconds = time.perf_counter() - clock[0]
+            observe.resolved("ActiveResolution", meta["namespace"], outcome.reason, seconds)
+            written = kube.update_status(
                 "activeresolutions", meta["name"], meta["namespace"], outcome.status
             )
+            observe.answered(
+                shown[0],
+                outcome.reason,
+                outcome.message,
+                outcome.fields,
+                seconds,
+                stale=outcome.stale,
+            )
+            if written is not None:
+                shown[0] = written
+            clock[0] = time.perf_counter()
+            return written
 
         answer(body, runtime.cache, runtime.cluster, write)
 
@@ -158,9 +180,15 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.create(GROUP, VERSION, "activeresolutions", registry=registry)
     @kopf.on.update(GROUP, VERSION, "activeresolutions", field="spec", registry=registry)
     @_guarded
-    def active_resolution_changed(body: dict[str, Any], **_: Any) -> None:
+    def active_resolution_changed(
+        body: dict[str, Any], started: datetime.datetime, **_: Any
+    ) -> None:
         catch_up(runtime)
         active_resolution(body)
+        # answered now, by this handler or by a recheck that came first; ``started`` is kopf's
+        # first try at this change (retries after an API error included)
+        waited = datetime.datetime.now(datetime.UTC) - started.replace(tzinfo=datetime.UTC)
+        observe.change_answered("ActiveResolution", waited.total_seconds())
 
     @kopf.on.timer(GROUP, VERSION, "activeresolutions", **RECHECK, registry=registry)
     @_guarded

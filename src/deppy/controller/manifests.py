@@ -3,7 +3,8 @@
 The CRDs (``crds``), the seed's five default InputClasses, the default ProvisionerClass
 ``deppy.resolveset`` (approval: Android), kopf's peering CRDs (two replicas never both write:
 the one with the higher priority works, the other waits), a ServiceAccount, a least-privilege
-ClusterRole and its binding, and a Deployment running ``deppy controller``.
+ClusterRole and its binding, a Deployment running ``deppy controller`` (JSON logs; /healthz and
+/metrics on its ``metrics`` port) and a Service in front of that port for Prometheus.
 """
 
 from __future__ import annotations
@@ -154,7 +155,8 @@ def cluster_role() -> dict[str, Any]:
             },
             {"apiGroups": [""], "resources": ["configmaps"], "verbs": owned},
             {"apiGroups": [""], "resources": ["namespaces"], "verbs": read},
-            {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "patch"]},
+            # get: a recurring Event is read to add one to its count
+            {"apiGroups": [""], "resources": ["events"], "verbs": ["create", "get", "patch"]},
             {"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
             {
                 "apiGroups": ["kopf.dev"],
@@ -175,8 +177,12 @@ def cluster_role() -> dict[str, Any]:
     }
 
 
+LABELS = {"app.kubernetes.io/name": "deppy-controller"}
+METRICS_PORT_NAME = "metrics"
+
+
 def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
-    labels = {"app.kubernetes.io/name": "deppy-controller"}
+    labels = LABELS
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -192,16 +198,22 @@ def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
                         {
                             "name": "controller",
                             "image": image,
-                            "args": ["controller", f"--health-port={HEALTH_PORT}"],
+                            # the kubelet and Prometheus reach the pod's address, not loopback
+                            "args": [
+                                "controller",
+                                "--health-host=0.0.0.0",
+                                f"--health-port={HEALTH_PORT}",
+                                "--log-format=json",
+                            ],
                             "env": [
                                 {
                                     "name": "POD_NAME",
                                     "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}},
                                 }
                             ],
-                            "ports": [{"name": "health", "containerPort": HEALTH_PORT}],
+                            "ports": [{"name": METRICS_PORT_NAME, "containerPort": HEALTH_PORT}],
                             "livenessProbe": {
-                                "httpGet": {"path": "/healthz", "port": "health"},
+                                "httpGet": {"path": "/healthz", "port": METRICS_PORT_NAME},
                                 "initialDelaySeconds": 30,
                                 "periodSeconds": 20,
                             },
@@ -218,6 +230,31 @@ def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
                     ],
                 },
             },
+        },
+    }
+
+
+def metrics_service(namespace: str) -> dict[str, Any]:
+    """What a scraper targets: a ServiceMonitor selects it by label and port name; the
+    ``prometheus.io`` annotations serve the annotation-based scrape configurations."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {
+            "name": "deppy-controller-metrics",
+            "namespace": namespace,
+            "labels": dict(LABELS),
+            "annotations": {
+                "prometheus.io/scrape": "true",
+                "prometheus.io/port": str(HEALTH_PORT),
+                "prometheus.io/path": "/metrics",
+            },
+        },
+        "spec": {
+            "selector": dict(LABELS),
+            "ports": [
+                {"name": METRICS_PORT_NAME, "port": HEALTH_PORT, "targetPort": METRICS_PORT_NAME}
+            ],
         },
     }
 
@@ -253,4 +290,5 @@ def all_manifests(
         provisioner_class(),
         peering_object(),
         deployment(namespace, image, replicas),
+        metrics_service(namespace),
     ]

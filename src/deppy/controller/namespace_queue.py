@@ -55,8 +55,13 @@ class NamespaceQueue:
         bound: float = MAX_WAIT_SECONDS,
         workers: int = WORKERS,
         clock: Callable[[], float] = time.monotonic,
+        answered: Callable[[float], None] | None = None,
     ) -> None:
         self.work = work
+        # metrics: seconds from a namespace's first request waiting to its answer, quiet period
+        # and retries included
+        self.answered = answered
+        self.since: dict[str, float] = {}
         self.quiet, self.bound = quiet, bound
         self.clock = clock
         self.waiting: dict[str, _Waiting] = {}
@@ -114,6 +119,7 @@ class NamespaceQueue:
                 if ready:
                     due, namespace = min(ready)
                     if due <= moment:
+                        self.since.setdefault(namespace, self.waiting[namespace].first)
                         del self.waiting[namespace]
                         self.running.add(namespace)
                         return namespace
@@ -128,6 +134,9 @@ class NamespaceQueue:
                 self.work(namespace)
                 with self.changed:
                     self.retries.pop(namespace, None)
+                    first = self.since.pop(namespace, None)
+                if self.answered is not None and first is not None:
+                    self.answered(self.clock() - first)
             except (ApiError, OSError, TimeoutError) as error:  # a stall, a timeout
                 delay = self._retry(namespace)
                 log.warning(

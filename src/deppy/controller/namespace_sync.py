@@ -4,6 +4,7 @@ dependencies. Idempotent: run twice on the same state, it writes nothing the sec
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -127,14 +128,20 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
     by_name = {name_of(i): i for i in inputs}
     for name, message in errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
+        runtime.observe.answered(by_name[name], "InvalidSpec", message, {})
     for unit in units:
         catalog = on_cluster.catalog if on_cluster is not None else None
+        clock = time.perf_counter()
         outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster, catalog)
+        if outcome.reason != WAITING:
+            seconds = time.perf_counter() - clock
+            runtime.observe.resolved("unit", namespace, outcome.reason, seconds)
         approved = _apply(runtime, namespace, outcome, by_name)
         if outcome.current is not None:
             _retire(kube, namespace, outcome.unit.key, outcome.current, every_instance)
         elif not approved:
-            _supersede(kube, namespace, outcome, every_instance)
+            for instance, message in _supersede(kube, namespace, outcome, every_instance):
+                runtime.observe.superseded(instance, message)
         elif outcome.resolveset is not None and not outcome.resolveset.dry_run:
             # approved at once: the next units see it installed now, not one pass later
             every_instance, held = _held(kube, namespace, on_cluster)
@@ -167,8 +174,11 @@ def _retire(kube: Kube, namespace: str, unit: str, current: str, instances: Sequ
         _remove_older(kube, namespace, unit, current)
 
 
-def _supersede(kube: Kube, namespace: str, outcome: UnitOutcome, instances: Sequence[Body]) -> None:
-    """When the unit has a definite answer, its other pending proposals are superseded."""
+def _supersede(
+    kube: Kube, namespace: str, outcome: UnitOutcome, instances: Sequence[Body]
+) -> list[tuple[Body, str]]:
+    """When the unit has a definite answer, its other pending proposals are superseded; the
+    ones that were pending until now, with the message they got."""
     mine = _of_unit(instances, outcome.unit.key)
     if outcome.resolveset is not None and not outcome.resolveset.dry_run:
         current: str | None = outcome.resolveset.name
@@ -176,9 +186,8 @@ def _supersede(kube: Kube, namespace: str, outcome: UnitOutcome, instances: Sequ
     elif outcome.reason == "Unsatisfiable":
         current, why = None, "the unit's Inputs have no solution now"
     else:
-        return  # no answer now (a catalog missing, a deadline): the proposals stay as they are
-    if mine:
-        proposals.supersede_pending(kube, mine, namespace, current, why)
+        return []  # no answer now (a catalog missing, a deadline): the proposals stay as they are
+    return proposals.supersede_pending(kube, mine, namespace, current, why) if mine else []
 
 
 def _apply(
@@ -192,6 +201,7 @@ def _apply(
         return approved
     for name, message in outcome.errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
+        runtime.observe.answered(by_name[name], "InvalidSpec", message, {})
     members = list(outcome.unit.inputs)
     refs: dict[str, Any] = {}
     if outcome.resolveset is not None and members:
@@ -227,6 +237,7 @@ def _apply(
         if refs:
             fields["resolveset"] = refs
         _write_input(kube, body, outcome.reason, outcome.message, fields, outcome.stale)
+        runtime.observe.answered(body, outcome.reason, outcome.message, fields, stale=outcome.stale)
     if outcome.reason == "Resolved" and outcome.unit.params.generate_inputs:
         _generate_dependency_inputs(kube, namespace, [outcome])
     return approved
@@ -344,8 +355,10 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
         return next((b for b in source.bundles_of(package) if b.name == name), None)
 
     verdict = approval.decide(policy, outcome.entries, replaced)
+    wrote: list[bool] = []
 
     def compute(current: Doc) -> Doc | None:
+        wrote[:] = [False]
         if condition(current, "Approved") is not None:
             return None
         old = (current.get("status") or {}).get("conditions")
@@ -353,11 +366,15 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
         conditions = set_condition(
             old, "Approved", verdict.approved, found["reason"], found["message"]
         )
+        wrote[:] = [True]
         return {"conditions": conditions}
 
-    return kube.update_status(
+    written = kube.update_status(
         "instances", name_of(instance), instance["metadata"]["namespace"], compute
     )
+    if written is not None and wrote == [True]:
+        runtime.observe.proposed(written, outcome.entries, verdict)
+    return written
 
 
 def _remove_older(kube: Kube, namespace: str, unit: str, current: str) -> None:

@@ -56,10 +56,13 @@ def _created(body: Body) -> tuple[str, str]:
     return (body["metadata"].get("creationTimestamp", ""), _name(body))
 
 
-def supersede(kube: Kube, instance: Body, message: str) -> None:
-    """Mark one pending proposal superseded (``Superseded`` True, ``Approved`` False)."""
+def supersede(kube: Kube, instance: Body, message: str) -> bool:
+    """Mark one pending proposal superseded (``Superseded`` True, ``Approved`` False); True when
+    this wrote it."""
+    wrote: list[bool] = []
 
     def compute(current: Doc) -> Doc | None:
+        wrote[:] = [False]
         if is_true(current, APPROVED) and not is_superseded(current):
             return None  # approved meanwhile: an approved set is not a proposal
         old = (current.get("status") or {}).get("conditions")
@@ -67,9 +70,13 @@ def supersede(kube: Kube, instance: Body, message: str) -> None:
         conditions = set_condition(conditions, APPROVED, False, SUPERSEDED, message)
         if same_conditions(old or [], conditions):
             return None
+        wrote[:] = [True]
         return {"conditions": conditions}
 
-    kube.update_status("instances", _name(instance), instance["metadata"]["namespace"], compute)
+    done = kube.update_status(
+        "instances", _name(instance), instance["metadata"]["namespace"], compute
+    )
+    return done is not None and wrote == [True]
 
 
 def refuse_approval(kube: Kube, instance: Body) -> None:
@@ -118,22 +125,27 @@ def refuse_superseded_approvals(kube: Kube, instances: Sequence[Body]) -> list[B
 
 def supersede_pending(
     kube: Kube, instances: Sequence[Body], namespace: str, current: str | None, why: str
-) -> None:
+) -> list[tuple[Body, str]]:
     """Every pending proposal among ``instances`` (one unit's) other than ``current`` is
-    superseded; superseded ones beyond the newest ``SUPERSEDED_KEPT`` are deleted."""
+    superseded; superseded ones beyond the newest ``SUPERSEDED_KEPT`` are deleted. Returns the
+    proposals that were pending until now, with their message (for Events and metrics)."""
     message = superseded_message(namespace, current, why)
     superseded: list[Body] = []
+    newly: list[tuple[Body, str]] = []
     for instance in instances:
         if _name(instance) == current:
             continue
         if is_pending(instance) or (is_superseded(instance) and not is_true(instance, APPROVED)):
-            supersede(kube, instance, message)  # an older one now names the newest answer
+            # an older one now names the newest answer
+            if supersede(kube, instance, message) and is_pending(instance):
+                newly.append((instance, message))
             superseded.append(instance)
         elif is_superseded(instance):
             superseded.append(instance)  # approved by a person: refuse_approval answers it
     superseded.sort(key=_created, reverse=True)
     for old in superseded[SUPERSEDED_KEPT:]:
         delete_resolveset(kube, namespace, _name(old))
+    return newly
 
 
 def delete_resolveset(kube: Kube, namespace: str, name: str) -> None:

@@ -1,20 +1,26 @@
 """``deppy controller``: kopf running deppy's handlers in the foreground.
 
-Health: kopf's liveness endpoint (``/healthz``). Stop: kopf handles SIGTERM/SIGINT, finishing
-the handlers in flight and leaving its peering record. Two replicas never both write: kopf
-peering (``ClusterKopfPeering`` ``deppy``, or ``KopfPeering`` in each watched namespace); a
-replica pauses while a peer of higher priority is alive, and replicas get distinct priorities
-(from their pod name and process id, unless ``--priority`` is given), so exactly one works.
+Health and metrics: ``/healthz`` and ``/metrics`` on the health port (``health``). Stop: kopf
+handles SIGTERM/SIGINT, finishing the handlers in flight and leaving its peering record. Two
+replicas never both write: kopf peering (``ClusterKopfPeering`` ``deppy``, or ``KopfPeering`` in
+each watched namespace); a replica pauses while a peer of higher priority is alive, and replicas
+get distinct priorities (from their pod name and process id, unless ``--priority`` is given), so
+exactly one works.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from deppy.controller.runtime import Runtime
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +33,7 @@ class ControllerOptions:
     standalone: bool
     peering: str = "deppy"
     verbose: bool = False
+    log_format: str = "text"
 
 
 def _quiet_shutdown(record: logging.LogRecord) -> bool:
@@ -55,32 +62,41 @@ def api_client(kubeconfig: str | None) -> object:
 
 
 def run(options: ControllerOptions) -> None:
-    import kopf
+    import asyncio
 
-    from deppy.controller.handlers import register
     from deppy.controller.kube import Kube
     from deppy.controller.runtime import Runtime
+    from deppy.observability import configure
 
-    logging.basicConfig(
-        level=logging.DEBUG if options.verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure(options.log_format, level=logging.DEBUG if options.verbose else logging.INFO)
     for noisy in ("kopf.objects", "kopf.activities.probe", "aiohttp.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.getLogger("asyncio").addFilter(_quiet_shutdown)
     if options.kubeconfig:
         os.environ["KUBECONFIG"] = options.kubeconfig  # kopf's login reads it too
     runtime = Runtime(Kube(api_client(options.kubeconfig)), namespaces=options.namespaces)
+    with contextlib.suppress(asyncio.CancelledError):  # as kopf.run: a stop is not an error
+        asyncio.run(_operate(options, runtime))
+
+
+async def _operate(options: ControllerOptions, runtime: Runtime) -> None:
+    """kopf's operator, with the health port serving /healthz and /metrics beside it."""
+    import kopf
+
+    from deppy.controller.handlers import register
+    from deppy.controller.health import serving
+
     registry = kopf.OperatorRegistry()
     register(registry, runtime)
     namespaces: Sequence[str] = options.namespaces
-    kopf.run(
-        registry=registry,
-        clusterwide=not namespaces,
-        namespaces=namespaces,
-        liveness_endpoint=f"http://{options.health_host}:{options.health_port}/healthz",
-        standalone=options.standalone,
-        # a peering name makes peering mandatory in kopf, which standalone would then wait for
-        peering_name=None if options.standalone else options.peering,
-        priority=options.priority if options.priority is not None else default_priority(),
-    )
+    metrics = runtime.observe.metrics.registry
+    async with serving(options.health_host, options.health_port, metrics):
+        await kopf.operator(
+            registry=registry,
+            clusterwide=not namespaces,
+            namespaces=namespaces,
+            standalone=options.standalone,
+            # a peering name makes peering mandatory in kopf, which standalone would then wait for
+            peering_name=None if options.standalone else options.peering,
+            priority=options.priority if options.priority is not None else default_priority(),
+        )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from deppy.controller.catalog_cache import CatalogCache
 from deppy.controller.kube import ApiError, Kube
+from deppy.controller.observe import Observer
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_version
 
@@ -26,6 +27,10 @@ class Runtime:
     catch_up_lock: threading.Lock = field(default_factory=threading.Lock)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
+    observe: Observer = field(init=False)  # metrics, Events and log lines about answers
+
+    def __post_init__(self) -> None:
+        self.observe = Observer(self.kube, self.cache)
 
     def watched(self, namespace: str) -> bool:
         return not self.namespaces or namespace in self.namespaces

@@ -17,6 +17,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from deppy.errors import InputError
+from deppy.pipeline.timing import NodeTimes
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_installed, parse_version
@@ -53,14 +54,18 @@ def _resolve(
     timeout: float | None,
     trace: Path | None = None,
 ) -> Resolution:
-    with service.catalogs.lease() as loaded:
+    times = NodeTimes()
+    with service.metrics.resolution() as seen, service.catalogs.lease() as loaded:
         request = parse_request(body, content_type, loaded.source.names())
-        return service.gate.run(
+        resolution = service.gate.run(
             lambda left: resolve_with_options(
-                loaded.source, request, timeout=left, pipeline=None, trace=trace
+                loaded.source, request, timeout=left, pipeline=None, trace=trace, times=times
             ),
             asked=timeout,
         )
+        seen.outcome = "resolved" if resolution.resolved else "unsatisfiable"
+        seen.solver_seconds = times.seconds.get("solver")
+        return resolution
 
 
 def _dry_run(
@@ -68,7 +73,7 @@ def _dry_run(
 ) -> dict[str, Any]:
     from deppy.workflows.whatif import parse_next, what_if
 
-    with service.catalogs.lease() as loaded:
+    with service.metrics.resolution() as seen, service.catalogs.lease() as loaded:
         request = parse_request(body, content_type, loaded.source.names())
         try:
             target = parse_next(value, request.cluster)
@@ -77,6 +82,7 @@ def _dry_run(
         report = service.gate.run(
             lambda left: what_if(loaded.source, request, target, timeout=left), asked=timeout
         )
+        seen.outcome = "resolved" if report.after.resolved else "unsatisfiable"
     return report.as_dict()
 
 

@@ -1,8 +1,8 @@
 """The service as an ASGI app: ``create_app(config)``.
 
-Routers by concern (resolve, packages, catalogs, validate), problems for every error, the
-bearer token and the body limit in front, the web UI's files at ``/`` and a docs page at
-``/docs`` that needs nothing from the network.
+Routers by concern (resolve, packages, catalogs, validate, metrics), problems for every error,
+the request metrics, the bearer token and the body limit in front, the web UI's files at ``/``
+and a docs page at ``/docs`` that needs nothing from the network.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
 
-from deppy.service import api_catalogs, api_packages, api_resolve, api_validate
+from deppy.service import api_catalogs, api_packages, api_resolve, api_validate, metrics
 from deppy.service.catalogs import CatalogState, Watcher
 from deppy.service.config import ServiceConfig
 from deppy.service.context import Service
@@ -41,7 +41,9 @@ def create_app(
         state = CatalogState(config.catalogs, config.store)
         state.report = report
         state.load()
-    service = Service(config, state, SolveGate(config.solvers, config.deadline))
+    measured = metrics.ServiceMetrics(state, config.solvers)
+    gate = SolveGate(config.solvers, config.deadline, measured.in_flight)
+    service = Service(config, state, gate, measured)
     watcher = Watcher(state, config.reload_interval)
 
     @asynccontextmanager
@@ -64,7 +66,7 @@ def create_app(
     )
     app.state.service = service
     install_handlers(app)
-    for module in (api_resolve, api_packages, api_catalogs, api_validate):
+    for module in (api_resolve, api_packages, api_catalogs, api_validate, metrics):
         app.include_router(module.router)
 
     @app.get("/docs", include_in_schema=False)
@@ -79,4 +81,5 @@ def create_app(
     app.add_middleware(BodyLimit, limit=config.max_body)
     if config.token is not None:
         app.add_middleware(BearerToken, token=config.token)
+    app.add_middleware(metrics.RequestMetrics, metrics=measured)  # outermost: sees every answer
     return app

@@ -10,6 +10,7 @@ using it has finished (``lease``).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -27,6 +28,7 @@ from deppy.workflows.catalog_loading import EMBEDDED, Report, load_catalogs
 
 Fingerprint = tuple[tuple[str, int, int], ...]
 ANSWERS_KEPT = 512
+log = logging.getLogger("deppy.service")
 
 
 @dataclass(slots=True, eq=False)
@@ -153,6 +155,8 @@ class CatalogState:
         self._generation = 0
         self.last_error: str | None = None
         self.report: Report | None = None  # hears objects skipped as invalid
+        self.reloads = 0  # new generations after the first (metrics)
+        self.reload_failures = 0
 
     def load(self) -> Loaded:
         """Load the catalogs now and make them current (the first load raises its error)."""
@@ -182,10 +186,24 @@ class CatalogState:
             if current is not None and fingerprint(self.specs, self.store) == current.fingerprint:
                 return False
             try:
-                self._load()
+                loaded = self._load()
             except DeppyError as error:
                 self.last_error = str(error)
+                self.reload_failures += 1
+                log.warning(
+                    "catalog reload failed, still serving generation %s: %s",
+                    current.generation if current is not None else "none",
+                    error,
+                    extra={"reason": "ReloadFailed"},
+                )
                 return False
+            self.reloads += 1
+            log.info(
+                "catalogs reloaded: generation %d (%s)",
+                loaded.generation,
+                ", ".join(f"{r['name']} {r['bundles']} bundles" for r in loaded.catalogs),
+                extra={"reason": "Reloaded"},
+            )
             return True
 
     @property

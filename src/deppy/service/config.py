@@ -23,6 +23,7 @@ class ServiceConfig:
 
     catalogs: tuple[CatalogSpec, ...] = ()
     token: str | None = None
+    metrics_token: str | None = None  # None: /metrics is open, like the probes
     max_body: int = MIB
     deadline: float = 10.0
     solvers: int = 2
@@ -40,18 +41,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def read_token(path: str) -> str:
+def read_token(path: str, option: str = "--token-file") -> str:
     """The bearer token in a file (surrounding whitespace ignored); empty is refused."""
     try:
         with open(path, encoding="utf-8") as handle:
             token = handle.read().strip()
     except OSError as error:
-        raise InputError(
-            f"--token-file {path}", f"cannot read the file: {error.strerror}"
-        ) from None
+        raise InputError(f"{option} {path}", f"cannot read the file: {error.strerror}") from None
     if not token or any(c.isspace() for c in token):
         raise InputError(
-            f"--token-file {path}",
+            f"{option} {path}",
             "the file must hold one token (no spaces)",
             "e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE",
         )

@@ -13,6 +13,7 @@ from starlette.responses import Response
 from deppy.service.catalogs import CatalogState
 from deppy.service.config import ServiceConfig
 from deppy.service.gate import SolveGate
+from deppy.service.metrics import ServiceMetrics
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,7 @@ class Service:
     config: ServiceConfig
     catalogs: CatalogState
     gate: SolveGate
+    metrics: ServiceMetrics
 
 
 def service_of(request: Request) -> Service:

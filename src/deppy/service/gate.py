@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from prometheus_client import Gauge
+
 from deppy.service.problems import Problem
 from deppy.solver import SolveTimeout
 
@@ -19,9 +21,10 @@ T = TypeVar("T")
 
 
 class SolveGate:
-    def __init__(self, slots: int, deadline: float) -> None:
+    def __init__(self, slots: int, deadline: float, in_flight: Gauge | None = None) -> None:
         self.slots = slots
         self.deadline = deadline
+        self.in_flight = in_flight  # metrics: resolutions holding a slot
         self._free = threading.BoundedSemaphore(slots)
 
     def budget(self, asked: float | None) -> float:
@@ -44,7 +47,10 @@ class SolveGate:
             left = budget - (time.monotonic() - started)
             if left <= 0:
                 raise SolveTimeout()
-            return work(left)
+            if self.in_flight is None:
+                return work(left)
+            with self.in_flight.track_inprogress():
+                return work(left)
         except SolveTimeout:
             raise Problem(
                 503,

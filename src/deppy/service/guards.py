@@ -113,14 +113,19 @@ class BearerToken:
         if scope["type"] == "http" and path.startswith(API) and path not in OPEN:
             given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
             if not hmac.compare_digest(given, self.expected):
-                problem = Problem(
-                    401,
-                    "this service needs a bearer token",
-                    field="header.Authorization",
-                    fix="send 'Authorization: Bearer TOKEN' with the token of --token-file",
-                    kind="unauthorized",
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
+                problem = unauthorized("this service needs a bearer token", "--token-file")
                 await _send_problem(scope, send, problem)
                 return
         await self.app(scope, receive, send)
+
+
+def unauthorized(detail: str, option: str, more: str = "") -> Problem:
+    """The 401 for a missing or wrong bearer token; ``option`` is where the token comes from."""
+    return Problem(
+        401,
+        detail,
+        field="header.Authorization",
+        fix=f"send 'Authorization: Bearer TOKEN' with the token of {option}{more}",
+        kind="unauthorized",
+        headers={"WWW-Authenticate": "Bearer"},
+    )

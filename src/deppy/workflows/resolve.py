@@ -11,6 +11,7 @@ from pathlib import Path
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.pipeline.engine import Pipeline
+from deppy.pipeline.timing import NodeTimes
 from deppy.pipeline.trace import trace_file
 from deppy.resolution.answer import Resolution
 from deppy.resolution.node_library import DOMAIN, load_pipeline
@@ -27,17 +28,23 @@ def resolve_with_options(
     timeout: float | None,
     pipeline: Pipeline | None,
     trace: Path | None,
+    times: NodeTimes | None = None,
 ) -> Resolution:
     """Resolve with ``pipeline`` (default: the shipped one), recording to ``trace`` if given;
     an unresolvable answer also offers the packages a name no catalog has probably meant
-    (``did_you_mean``), each seen to resolve with the same pipeline, unrecorded."""
+    (``did_you_mean``), each seen to resolve with the same pipeline, unrecorded. ``times``
+    (metrics) learns how long each type of node took in the resolution asked for."""
     deadline = None if timeout is None else time.monotonic() + timeout
     if trace is None:
-        resolution = resolve_in_pipeline(catalogs, request, timeout=timeout, pipeline=pipeline)
+        resolution = resolve_in_pipeline(
+            catalogs, request, timeout=timeout, pipeline=pipeline, sink=times
+        )
     else:
         with trace_file(trace, DOMAIN) as writer:
+            if times is not None:
+                times.then = writer
             resolution = resolve_in_pipeline(
-                catalogs, request, timeout=timeout, pipeline=pipeline, sink=writer
+                catalogs, request, timeout=timeout, pipeline=pipeline, sink=times or writer
             )
     if resolution.explanation is None:
         return resolution
