@@ -112,9 +112,9 @@ APPS = Path(__file__).resolve().parent / "data" / "olm" / "cli" / "apps"
 
 def test_load_problems_are_listed_once_then_one_line_and_quiet_with_q() -> None:
     code, _, err = cli("catalog", "add", "tricky", str(TRICKY))
-    assert code == 0 and err.startswith("deppy: warning: catalog tricky: skipped 3 invalid")
+    assert code == 0 and err.startswith("deppy: warning: catalog tricky: skipped 4 invalid")
     problem = (
-        "deppy: warning: catalog tricky: 3 invalid objects skipped: deppy catalog problems tricky"
+        "deppy: warning: catalog tricky: 4 invalid objects skipped: deppy catalog problems tricky"
     )
     for args in (("resolve", "--require", "beta"), ("show", "beta"), ("search", "beta")):
         code, out, err = cli(*args)
@@ -124,9 +124,9 @@ def test_load_problems_are_listed_once_then_one_line_and_quiet_with_q() -> None:
         code, out, err = cli(*args, "-q")
         assert (code, err) == (0, ""), args
     code, out, _ = cli("catalog", "problems", "tricky")
-    assert code == 1 and len(out.splitlines()) == 3 and "alpha.broken" in out
+    assert code == 1 and len(out.splitlines()) == 4 and "alpha.broken" in out
     code, out, _ = cli("catalog", "problems", str(TRICKY), "-o", "json")
-    assert code == 1 and len(json.loads(out)["problems"]) == 3
+    assert code == 1 and len(json.loads(out)["problems"]) == 4
     code, out, _ = cli("catalog", "problems", "nothing-here")
     assert code == 2
 

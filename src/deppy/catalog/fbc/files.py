@@ -20,6 +20,7 @@ import yaml
 
 from deppy.catalog.model import LoadProblem
 from deppy.input_limits import UnsafeInput, json_value, too_deep_message, yaml_documents
+from deppy.input_limits.yaml_events import NOTES
 
 INDEX_IGNORE = ".indexignore"
 _NON_BLANK = re.compile(rb"\S")
@@ -317,10 +318,16 @@ def _yaml_doc_starts(data: bytes) -> list[tuple[int, int]]:
 
 def _yaml_stream(data: bytes, problems: list[tuple[str, str]]) -> list[Doc]:
     starts = _yaml_doc_starts(data)
+    notes: list[str] = []
+    token = NOTES.set(notes)  # values converted for JSON: one problem each, object kept
     try:
         objs = yaml_documents(data)
     except (yaml.YAMLError, UnsafeInput):
+        notes.clear()
         return _yaml_by_document(data, starts, problems)
+    finally:
+        NOTES.reset(token)
+        problems.extend(("", f"{note}; the object is kept") for note in notes)
     if len(objs) != len(starts):
         return [Doc(f"document {i}", None, obj) for i, obj in enumerate(objs, 1)]
     return [Doc(f"line {line}", line, obj) for (_, line), obj in zip(starts, objs, strict=True)]

@@ -113,7 +113,8 @@ def _make_loader() -> type[Any]:
     base: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
     class KeysAsText(base):  # type: ignore[misc]
-        """libyaml's safe loader, with mapping keys turned to strings as Kubernetes does."""
+        """libyaml's safe loader, with mapping keys turned to strings as Kubernetes does, and
+        only values JSON can carry (see :mod:`deppy.input_limits.yaml_events`)."""
 
         def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
             self.flatten_mapping(node)  # merge keys (<<)
@@ -127,13 +128,45 @@ def _make_loader() -> type[Any]:
                         "found a key that is a list or a mapping",
                         key_node.start_mark,
                     )
-                mapping[_key_text(key)] = self.construct_object(value_node, deep=deep)
+                mapping[key_text(key)] = self.construct_object(value_node, deep=deep)
             return mapping
 
+        def construct_yaml_timestamp(self, node: Any) -> str:
+            return str(node.value)  # the text, as Kubernetes' YAML-to-JSON conversion keeps it
+
+        def construct_yaml_int(self, node: Any) -> int | float:
+            return _checked(super().construct_yaml_int(node), node)  # type: ignore[no-any-return]
+
+        def construct_yaml_float(self, node: Any) -> float:
+            return _checked(super().construct_yaml_float(node), node)  # type: ignore[no-any-return]
+
+        def construct_not_json(self, node: Any) -> Any:
+            what = node.tag.rsplit(":", 1)[-1]
+            raise UnsafeInput(
+                f"a !!{what} value at line {node.start_mark.line + 1}, which JSON cannot carry; "
+                "write it as text (base64 for bytes), a list or a mapping"
+            )
+
+    for tag, method in (
+        ("timestamp", KeysAsText.construct_yaml_timestamp),
+        ("int", KeysAsText.construct_yaml_int),
+        ("float", KeysAsText.construct_yaml_float),
+        ("binary", KeysAsText.construct_not_json),
+        ("set", KeysAsText.construct_not_json),
+        ("omap", KeysAsText.construct_not_json),
+        ("pairs", KeysAsText.construct_not_json),
+    ):
+        KeysAsText.add_constructor(f"tag:yaml.org,2002:{tag}", method)
     return KeysAsText
 
 
-def _key_text(key: Any) -> str:
+def _checked(value: Any, node: Any) -> Any:
+    from deppy.input_limits.yaml_events import json_scalar
+
+    return json_scalar(value, node.start_mark.line + 1)
+
+
+def key_text(key: Any) -> str:
     """A mapping key as sigs.k8s.io/yaml writes it into JSON."""
     if isinstance(key, str):
         return key
@@ -214,11 +247,16 @@ def _values_as_yaml_errors() -> Iterator[None]:
 
 def yaml_documents(data: bytes | str) -> list[Any]:
     """Every document of a YAML stream, within the limits; raises yaml.YAMLError or
-    UnsafeInput. Mapping keys are strings."""
+    UnsafeInput. Mapping keys are strings, values are JSON values."""
     import yaml
 
-    check_yaml(data)
+    from deppy.input_limits.yaml_events import built_documents
+
     with _values_as_yaml_errors():
+        documents = built_documents(data)
+        if documents is not None:
+            return documents
+        check_yaml(data)
         return list(yaml.load_all(data, Loader=_loader()))
 
 
@@ -227,8 +265,13 @@ def yaml_first_document(data: bytes | str) -> Any:
     (later documents are not looked at); raises yaml.YAMLError or UnsafeInput."""
     import yaml
 
-    check_yaml(data, first_only=True)
+    from deppy.input_limits.yaml_events import built_documents
+
     with _values_as_yaml_errors():
+        documents = built_documents(data, first_only=True)
+        if documents is not None:
+            return documents[0] if documents else None
+        check_yaml(data, first_only=True)
         return next(yaml.load_all(data, Loader=_loader()), None)
 
 
@@ -236,8 +279,13 @@ def yaml_value(data: bytes | str) -> Any:
     """A YAML stream of one document (None when empty); raises yaml.YAMLError or UnsafeInput."""
     import yaml
 
-    check_yaml(data)
+    from deppy.input_limits.yaml_events import built_documents
+
     with _values_as_yaml_errors():
+        documents = built_documents(data)
+        if documents is not None and len(documents) <= 1:
+            return documents[0] if documents else None
+        check_yaml(data)  # several documents: the loader's own error names the second
         return yaml.load(data, Loader=_loader())
 
 

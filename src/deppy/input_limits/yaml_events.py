@@ -1,0 +1,193 @@
+"""YAML documents built straight from libyaml's events, the limits checked on the way.
+
+PyYAML's safe loader composes a node graph (in C) and then constructs values with Python calls
+per node; deppy's guard first walked the events once more to check its limits. Catalogs are
+plain YAML (no anchors, no tags), so one pass over libyaml's events can check the limits *and*
+build the values: about twice as fast as the guard plus the loader, with PyYAML's exact values
+(its resolver's table decides what a plain scalar is, its constructor builds non-text scalars).
+
+A stream holding anything else — anchors, aliases, explicit tags, merge keys (``<<``), complex
+keys — is left to the full loader (``None`` from :func:`built_documents`), which reads it
+exactly as before, after the event pass of :func:`deppy.input_limits.check_yaml`.
+
+What JSON cannot carry is decided here, for every later stage (writers, the store, the
+service), as Kubernetes' YAML-to-JSON conversion (which operator-registry reads catalogs with)
+decides it: a timestamp stays the text it was written as; an integer outside 64 bits becomes
+the nearest float (as orjson reads the same number in a JSON file), with a note naming its line
+for the caller to pass on (:data:`NOTES`); a value that is not a number or infinite, bytes
+(``!!binary``) and sets are refused (:class:`~deppy.input_limits.UnsafeInput`) with their line.
+"""
+
+from __future__ import annotations
+
+import math
+from contextvars import ContextVar
+from typing import Any, Final
+
+from deppy.input_limits import (
+    MAX_DEPTH,
+    MAX_YAML_NODES,
+    UnsafeInput,
+    key_text,
+    too_deep_message,
+)
+
+_TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"
+_MERGE: Final = "tag:yaml.org,2002:merge"
+_PLAIN_TAGS: Final = (None, "!")
+INT_RANGE: Final = (-(2**63), 2**64 - 1)
+"""Integers JSON writers and readers carry exactly (orjson writes int64 and uint64)."""
+
+
+NOTES: ContextVar[list[str] | None] = ContextVar("yaml_notes", default=None)
+"""Where the caller of a YAML read hears of values converted for JSON (one line each)."""
+
+
+class _Fallback(Exception):
+    """The stream needs PyYAML's full loader (anchors, tags, merge keys, complex keys)."""
+
+
+def built_documents(data: bytes | str, *, first_only: bool = False) -> list[Any] | None:
+    """Every document (or only the first) of a plain YAML stream, within the limits; None when
+    the stream holds what only the full loader reads. Raises yaml.YAMLError or UnsafeInput."""
+    import yaml
+
+    loader = _scalar_loader()
+    parser = loader(data)
+    try:
+        return _build(parser, first_only, yaml)
+    except _Fallback:
+        return None
+    finally:
+        parser.dispose()
+
+
+def _build(parser: Any, first_only: bool, yaml: Any) -> list[Any]:
+    scalar_event, end_events = yaml.ScalarEvent, (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    document_end, stream_end = yaml.DocumentEndEvent, yaml.StreamEndEvent
+    resolvers = parser.yaml_implicit_resolvers
+    special = _special_scalar
+    no_key: Final = _NO_KEY
+    documents: list[Any] = []
+    containers: list[Any] = []  # the open lists and dicts, innermost last
+    keys: list[Any] = []  # for each open dict, its key waiting for a value (no_key when none)
+    nodes = 0
+    root: Any = None
+    get_event = parser.get_event
+    while True:
+        event = get_event()
+        kind = type(event)
+        if kind is scalar_event:
+            if event.anchor is not None or event.tag not in _PLAIN_TAGS:
+                raise _Fallback
+            value = event.value
+            if event.implicit[0]:
+                found = resolvers.get(value[0] if value else "")
+                if found is not None:
+                    value = special(parser, found, event)
+        elif kind is mapping_start or kind is sequence_start:
+            if event.anchor is not None or event.tag not in _PLAIN_TAGS:
+                raise _Fallback
+            if len(containers) >= MAX_DEPTH:
+                raise UnsafeInput(too_deep_message())
+            nodes += 1
+            new: Any = {} if kind is mapping_start else []
+            _place(containers, keys, new, no_key)
+            if not containers:
+                root = new
+            containers.append(new)
+            keys.append(no_key)
+            continue
+        elif kind in end_events:
+            containers.pop()
+            keys.pop()
+            continue
+        elif kind is document_end:
+            documents.append(root)
+            root = None
+            nodes = 0
+            if first_only:
+                return documents
+            continue
+        elif kind is stream_end:
+            return documents
+        elif kind is yaml.AliasEvent:
+            raise _Fallback
+        else:  # stream and document starts
+            continue
+        nodes += 1
+        if nodes > MAX_YAML_NODES:
+            raise UnsafeInput(f"a document has more than {MAX_YAML_NODES} nodes (deppy's limit)")
+        if containers:
+            _place(containers, keys, value, no_key)
+        else:
+            root = value
+
+
+_NO_KEY: Final = object()
+
+
+def _place(containers: list[Any], keys: list[Any], value: Any, no_key: object) -> None:
+    """Put a value into the innermost open container: appended to a list; in a dict, first
+    its key (text, as Kubernetes makes keys), then its value."""
+    if not containers:
+        return
+    top = containers[-1]
+    if type(top) is list:
+        top.append(value)
+        return
+    key = keys[-1]
+    if key is no_key:
+        if type(value) is dict or type(value) is list:
+            raise _Fallback  # a complex key: the loader's own message
+        if value == "<<" and type(value) is str:
+            raise _Fallback  # a merge key (resolved by the loader only when plain)
+        keys[-1] = key_text(value)
+    else:
+        top[key] = value
+        keys[-1] = no_key
+
+
+def _special_scalar(parser: Any, found: list[tuple[str, Any]], event: Any) -> Any:
+    """A plain scalar whose first character may make it more than text: PyYAML's resolver
+    decides, its safe constructor builds (timestamps stay text; see the module docstring)."""
+    value = event.value
+    tag = next((tag for tag, regexp in found if regexp.match(value)), None)
+    if tag is None:
+        return value
+    if tag in (_TIMESTAMP, _MERGE):
+        return value  # a merge key is text here: _place sends it to the loader
+    constructor = parser.yaml_constructors.get(tag)
+    if constructor is None or tag in ("tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"):
+        raise _Fallback  # the loader's own error
+    import yaml
+
+    built = constructor(parser, yaml.ScalarNode(tag, value, event.start_mark, event.end_mark))
+    return json_scalar(built, event.start_mark.line + 1)
+
+
+def json_scalar(value: Any, line: int | None) -> Any:
+    """A built scalar JSON can carry, or UnsafeInput naming the line."""
+    at = f" at line {line}" if line is not None else ""
+    if type(value) is int and not INT_RANGE[0] <= value <= INT_RANGE[1]:
+        number = float(value)  # OverflowError past ~1e308: a YAML error of the document
+        notes = NOTES.get()
+        if notes is not None:
+            notes.append(
+                f"the integer{at} does not fit in 64 bits; it is read as the number {number!r} "
+                "(as Kubernetes reads it); quote it to keep its digits"
+            )
+        return number
+    if type(value) is float and not math.isfinite(value):
+        raise UnsafeInput(
+            f"the number{at} is not finite ({value!r}), which JSON cannot carry; "
+            "quote it to keep it as text"
+        )
+    return value
+
+
+def _scalar_loader() -> type[Any]:
+    from deppy.input_limits import _loader
+
+    return _loader()
