@@ -48,6 +48,19 @@ class UnsafeInput(ValueError):
     """A document past one of the limits; the message says which (callers add the place)."""
 
 
+class UnsafeValue(UnsafeInput):
+    """A value JSON cannot carry, on a line of the text parsed (``{at}`` in the template)."""
+
+    def __init__(self, template: str, line: int) -> None:
+        super().__init__(template.format(at=f" at line {line}"))
+        self.template = template
+        self.line = line
+
+    def shifted(self, lines: int) -> UnsafeValue:
+        """The same refusal for text that started ``lines`` lines further down its file."""
+        return UnsafeValue(self.template, self.line + lines)
+
+
 # ---------------------------------------------------------------------------------------------
 # JSON
 
@@ -142,9 +155,10 @@ def _make_loader() -> type[Any]:
 
         def construct_not_json(self, node: Any) -> Any:
             what = node.tag.rsplit(":", 1)[-1]
-            raise UnsafeInput(
-                f"a !!{what} value at line {node.start_mark.line + 1}, which JSON cannot carry; "
-                "write it as text (base64 for bytes), a list or a mapping"
+            raise UnsafeValue(
+                f"a !!{what} value{{at}}, which JSON cannot carry; "
+                "write it as text (base64 for bytes), a list or a mapping",
+                node.start_mark.line + 1,
             )
 
     for tag, method in (

@@ -28,6 +28,7 @@ from deppy.input_limits import (
     MAX_DEPTH,
     MAX_YAML_NODES,
     UnsafeInput,
+    UnsafeValue,
     key_text,
     too_deep_message,
 )
@@ -39,8 +40,9 @@ INT_RANGE: Final = (-(2**63), 2**64 - 1)
 """Integers JSON writers and readers carry exactly (orjson writes int64 and uint64)."""
 
 
-NOTES: ContextVar[list[str] | None] = ContextVar("yaml_notes", default=None)
-"""Where the caller of a YAML read hears of values converted for JSON (one line each)."""
+NOTES: ContextVar[list[UnsafeValue] | None] = ContextVar("yaml_notes", default=None)
+"""Where the caller of a YAML read hears of values converted for JSON: each an UnsafeValue
+(not raised) whose message says what became of the value."""
 
 
 class _Fallback(Exception):
@@ -167,22 +169,26 @@ def _special_scalar(parser: Any, found: list[tuple[str, Any]], event: Any) -> An
     return json_scalar(built, event.start_mark.line + 1)
 
 
-def json_scalar(value: Any, line: int | None) -> Any:
-    """A built scalar JSON can carry, or UnsafeInput naming the line."""
-    at = f" at line {line}" if line is not None else ""
+def json_scalar(value: Any, line: int) -> Any:
+    """A built scalar JSON can carry (an integer past 64 bits as a float, with a note), or
+    UnsafeValue naming the line."""
     if type(value) is int and not INT_RANGE[0] <= value <= INT_RANGE[1]:
         number = float(value)  # OverflowError past ~1e308: a YAML error of the document
         notes = NOTES.get()
         if notes is not None:
             notes.append(
-                f"the integer{at} does not fit in 64 bits; it is read as the number {number!r} "
-                "(as Kubernetes reads it); quote it to keep its digits"
+                UnsafeValue(
+                    f"the integer{{at}} does not fit in 64 bits; it is read as the number "
+                    f"{number!r} (as Kubernetes reads it); quote it to keep its digits",
+                    line,
+                )
             )
         return number
     if type(value) is float and not math.isfinite(value):
-        raise UnsafeInput(
-            f"the number{at} is not finite ({value!r}), which JSON cannot carry; "
-            "quote it to keep it as text"
+        raise UnsafeValue(
+            f"the number{{at}} is not finite ({value!r}), which JSON cannot carry; "
+            "quote it to keep it as text",
+            line,
         )
     return value
 
