@@ -15,8 +15,11 @@ such documents with a message naming the file, before anything else sees them:
   operator-registry reads catalogs with) makes them: ``1: x`` has the key ``"1"``.
 
 JSON is read by orjson, which refuses lone surrogates and invalid UTF-8; YAML by libyaml's
-parser (which refuses both too) after a first pass over its events that enforces the limits
-above — that pass stops at the first excess, so a hostile file costs no more than a normal one.
+parser (which refuses both too). A plain YAML stream (no anchors, aliases, tags or merge keys:
+every real catalog) is built straight from libyaml's events with the limits checked on the way
+(:mod:`deppy.input_limits.yaml_events`); any other goes through a first pass over its events
+that enforces the limits (:func:`check_yaml`), then PyYAML's loader. Both stop at the first
+excess, so a hostile file costs no more than a normal one, and both give only JSON values.
 """
 
 from __future__ import annotations
