@@ -24,12 +24,11 @@ import math
 from contextvars import ContextVar
 from typing import Any, Final
 
-from deppy.input_limits import (
+from deppy.input_limits.limits import (
     MAX_DEPTH,
     MAX_YAML_NODES,
     UnsafeInput,
     UnsafeValue,
-    key_text,
     too_deep_message,
 )
 
@@ -54,7 +53,7 @@ def built_documents(data: bytes | str, *, first_only: bool = False) -> list[Any]
     the stream holds what only the full loader reads. Raises yaml.YAMLError or UnsafeInput."""
     import yaml
 
-    loader = _scalar_loader()
+    loader = yaml_loader()
     parser = loader(data)
     try:
         return _build(parser, first_only, yaml)
@@ -193,7 +192,84 @@ def json_scalar(value: Any, line: int) -> Any:
     return value
 
 
-def _scalar_loader() -> type[Any]:
-    from deppy.input_limits import _loader
+def yaml_loader() -> type[Any]:
+    global _LOADER
+    if _LOADER is None:
+        _LOADER = _make_loader()
+    return _LOADER
 
-    return _loader()
+
+_LOADER: type[Any] | None = None
+
+
+def _make_loader() -> type[Any]:
+    import yaml  # deferred: most commands read no YAML
+
+    base: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class KeysAsText(base):  # type: ignore[misc]
+        """libyaml's safe loader, with mapping keys turned to strings as Kubernetes does, and
+        only values JSON can carry (see :mod:`deppy.input_limits.yaml_events`)."""
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
+            self.flatten_mapping(node)  # merge keys (<<)
+            mapping: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if isinstance(key, list | dict | set):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found a key that is a list or a mapping",
+                        key_node.start_mark,
+                    )
+                mapping[key_text(key)] = self.construct_object(value_node, deep=deep)
+            return mapping
+
+        def construct_yaml_timestamp(self, node: Any) -> str:
+            return str(node.value)  # the text, as Kubernetes' YAML-to-JSON conversion keeps it
+
+        def construct_yaml_int(self, node: Any) -> int | float:
+            return _checked(super().construct_yaml_int(node), node)  # type: ignore[no-any-return]
+
+        def construct_yaml_float(self, node: Any) -> float:
+            return _checked(super().construct_yaml_float(node), node)  # type: ignore[no-any-return]
+
+        def construct_not_json(self, node: Any) -> Any:
+            what = node.tag.rsplit(":", 1)[-1]
+            raise UnsafeValue(
+                f"a !!{what} value{{at}}, which JSON cannot carry; "
+                "write it as text (base64 for bytes), a list or a mapping",
+                node.start_mark.line + 1,
+            )
+
+    for tag, method in (
+        ("timestamp", KeysAsText.construct_yaml_timestamp),
+        ("int", KeysAsText.construct_yaml_int),
+        ("float", KeysAsText.construct_yaml_float),
+        ("binary", KeysAsText.construct_not_json),
+        ("set", KeysAsText.construct_not_json),
+        ("omap", KeysAsText.construct_not_json),
+        ("pairs", KeysAsText.construct_not_json),
+    ):
+        KeysAsText.add_constructor(f"tag:yaml.org,2002:{tag}", method)
+    return KeysAsText
+
+
+def _checked(value: Any, node: Any) -> Any:
+    return json_scalar(value, node.start_mark.line + 1)
+
+
+def key_text(key: Any) -> str:
+    """A mapping key as sigs.k8s.io/yaml writes it into JSON."""
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, float):
+        return str(int(key)) if key.is_integer() and abs(key) < 1e21 else repr(key)
+    if hasattr(key, "isoformat"):
+        return str(key.isoformat())
+    return str(key)
