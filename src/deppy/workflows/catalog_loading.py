@@ -104,12 +104,13 @@ def load_catalogs(
 
 def parsed_cache(home: Path | None = None) -> ParsedCache | None:
     """The parsed-catalog cache beside the store in ``home`` (default ``$DEPPY_HOME``), or
-    None when ``$DEPPY_CACHE=off``."""
+    None when ``$DEPPY_CACHE=off``; whole catalogs are written in the background (a command
+    answers without waiting for it)."""
     from deppy.catalog.fbc.cache import ParsedCache
     from deppy.store.location import cache_path
 
     directory = cache_path(home)
-    return ParsedCache(directory) if directory is not None else None
+    return ParsedCache(directory, background=True) if directory is not None else None
 
 
 def _is_url(path: str) -> bool:
