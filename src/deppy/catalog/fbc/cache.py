@@ -28,10 +28,10 @@ import hashlib
 import os
 import pickle
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from deppy.catalog.model import Catalog
 
@@ -73,12 +73,16 @@ class ParsedCache:
         return _digest(("catalog", given, os.path.abspath(given), name, priority, files))
 
     def catalog(self, key: str) -> Catalog | None:
-        data = self._read(_CATALOG + key)
-        if data is None:
-            return None
+        """The catalog kept under ``key``, read as a stream (a 10x catalog's 300 MB entry is
+        never held as bytes beside the catalog it becomes); None when missing or damaged."""
+        path = self.directory / (_CATALOG + key)
         try:
-            catalog = pickle.loads(data)
-        except Exception:
+            with open(path, "rb") as file:
+                catalog = pickle.load(file)
+            os.utime(path)  # recently used: the last to be evicted
+        except OSError:
+            return None
+        except Exception:  # a damaged entry is a missing one
             self._forget(_CATALOG + key)
             return None
         return catalog if isinstance(catalog, Catalog) else None
@@ -105,11 +109,10 @@ class ParsedCache:
         self._keep_catalog_now(key, catalog)
 
     def _keep_catalog_now(self, key: str, catalog: Catalog) -> None:
-        try:
-            data = pickle.dumps(catalog, protocol=pickle.HIGHEST_PROTOCOL)
-        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            return
-        self._write(_CATALOG + key, data)
+        def dump(file: BinaryIO) -> None:
+            pickle.dump(catalog, file, protocol=pickle.HIGHEST_PROTOCOL)
+
+        self._write(_CATALOG + key, dump)
 
     # -- one file's documents ----------------------------------------------------------------
     def file_key(self, path: str, stat: os.stat_result) -> str:
@@ -119,7 +122,7 @@ class ParsedCache:
         return self._read(_FILE + key)
 
     def keep_file(self, key: str, data: bytes) -> None:
-        self._write(_FILE + key, data)
+        self._write(_FILE + key, lambda file: file.write(data))
 
     # -- the directory -----------------------------------------------------------------------
     def clear(self) -> ClearedCache:
@@ -151,16 +154,20 @@ class ParsedCache:
             return None
         return data
 
-    def _write(self, name: str, data: bytes) -> None:
-        if len(data) > self.max_bytes * _KEPT_AFTER_EVICTION:
-            return
+    def _write(self, name: str, write: Callable[[BinaryIO], object]) -> None:
+        """An entry written by ``write`` to a temporary file, renamed into place when whole
+        and within the bound; nothing when it cannot be written (a full disk, a read-only
+        home, a value pickle refuses): the answer never needs the cache."""
         temporary = self.directory / f"{_TEMPORARY}{os.getpid()}-{name}"
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             with open(temporary, "wb") as file:
-                file.write(data)
+                write(file)
+                size = file.tell()
+            if size > self.max_bytes * _KEPT_AFTER_EVICTION:
+                raise OSError("larger than the cache may hold")
             os.replace(temporary, self.directory / name)
-        except OSError:  # a full disk or a read-only home: the answer does not need the cache
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             return
