@@ -376,3 +376,22 @@ def test_check_yaml_still_guards_the_loader_path() -> None:
                 for i in range(5)
             )
         )
+
+
+def test_no_helper_process_is_forked_off_the_main_thread(
+    catalog_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service or controller loads catalogs on worker threads: no fork there."""
+    import threading
+
+    monkeypatch.setattr(parsing, "PARALLEL_MIN_BYTES", 0)
+
+    def refuse(*_: Any) -> None:
+        raise AssertionError("forked off the main thread")
+
+    monkeypatch.setattr(parsing, "_start_worker", refuse)
+    loaded: list[Any] = []
+    thread = threading.Thread(target=lambda: loaded.append(load_catalog(catalog_copy)))
+    thread.start()
+    thread.join()
+    assert loaded and loaded[0].bundles

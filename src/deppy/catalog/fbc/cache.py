@@ -59,7 +59,7 @@ class ParsedCache:
     ) -> None:
         self.directory = directory
         self.max_bytes = max_bytes
-        self.background = background and hasattr(os, "fork")
+        self.background = background
 
     # -- whole catalogs ----------------------------------------------------------------------
     def catalog_key(self, root: Path, name: str, priority: int) -> str | None:
@@ -93,7 +93,7 @@ class ParsedCache:
         ~0.3 s that the first run need not wait for (the entry appears by an atomic rename, so
         a run that starts meanwhile just parses again)."""
         _reap()
-        if self.background:
+        if self.background and may_fork():
             try:
                 pid = os.fork()
             except OSError:
@@ -211,6 +211,20 @@ class ParsedCache:
         except OSError:
             return []
         return found
+
+
+def may_fork() -> bool:
+    """Whether this process may fork a helper (a YAML worker, a cache writer): on a platform
+    with fork, from the main thread, when every other thread is a daemon (a command's spinner
+    or --timeout watchdog) — never from a service's or a controller's worker threads."""
+    import threading
+
+    main = threading.main_thread()
+    return (
+        hasattr(os, "fork")
+        and threading.current_thread() is main
+        and all(t.daemon or t is main for t in threading.enumerate())
+    )
 
 
 _WRITERS: list[int] = []

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 import orjson
 
-from deppy.catalog.fbc.cache import ParsedCache
+from deppy.catalog.fbc.cache import ParsedCache, may_fork
 from deppy.catalog.fbc.files import Doc, read_docs
 
 PARALLEL_MIN_BYTES: Final = 2 << 20
@@ -112,7 +112,7 @@ def _shares(todo: list[tuple[str, int]], other_bytes: int) -> tuple[list[str], l
 
 
 def _can_fork() -> bool:
-    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2
+    return (os.cpu_count() or 1) >= 2 and may_fork()
 
 
 def _parse_file(
