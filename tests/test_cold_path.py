@@ -174,6 +174,8 @@ def test_limits_hold_on_the_event_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(events, "MAX_YAML_NODES", 50)
     with pytest.raises(UnsafeInput, match="more than 50 nodes"):
         yaml_documents("[" + ", ".join(["x"] * 60) + "]")
+    with pytest.raises(UnsafeInput, match="more than 50 nodes"):
+        yaml_documents("[" + ", ".join(["[]"] * 60) + "]")  # containers count too
     yaml_documents("[" + ", ".join(["x"] * 40) + "]\n---\n[" + ", ".join(["x"] * 40) + "]")
     with pytest.raises(UnsafeInput, match="refers to its own anchor"):
         yaml_documents("&a [*a]")

@@ -92,14 +92,7 @@ def _build(parser: Any, first_only: bool, yaml: Any) -> list[Any]:
                 raise _Fallback
             if len(containers) >= MAX_DEPTH:
                 raise UnsafeInput(too_deep_message())
-            nodes += 1
-            new: Any = {} if kind is mapping_start else []
-            _place(containers, keys, new, no_key)
-            if not containers:
-                root = new
-            containers.append(new)
-            keys.append(no_key)
-            continue
+            value = {} if kind is mapping_start else []
         elif kind in end_events:
             containers.pop()
             keys.pop()
@@ -120,34 +113,31 @@ def _build(parser: Any, first_only: bool, yaml: Any) -> list[Any]:
         nodes += 1
         if nodes > MAX_YAML_NODES:
             raise UnsafeInput(f"a document has more than {MAX_YAML_NODES} nodes (deppy's limit)")
-        if containers:
-            _place(containers, keys, value, no_key)
+        if containers:  # placed in the innermost open list or dict (the hot path, inline)
+            top = containers[-1]
+            if type(top) is list:
+                top.append(value)
+            elif keys[-1] is no_key:
+                keys[-1] = value if type(value) is str and value != "<<" else _key(value)
+            else:
+                top[keys[-1]] = value
+                keys[-1] = no_key
         else:
             root = value
+        if kind is not scalar_event:
+            containers.append(value)
+            keys.append(no_key)
 
 
 _NO_KEY: Final = object()
 
 
-def _place(containers: list[Any], keys: list[Any], value: Any, no_key: object) -> None:
-    """Put a value into the innermost open container: appended to a list; in a dict, first
-    its key (text, as Kubernetes makes keys), then its value."""
-    if not containers:
-        return
-    top = containers[-1]
-    if type(top) is list:
-        top.append(value)
-        return
-    key = keys[-1]
-    if key is no_key:
-        if type(value) is dict or type(value) is list:
-            raise _Fallback  # a complex key: the loader's own message
-        if value == "<<" and type(value) is str:
-            raise _Fallback  # a merge key (resolved by the loader only when plain)
-        keys[-1] = key_text(value)
-    else:
-        top[key] = value
-        keys[-1] = no_key
+def _key(value: Any) -> str:
+    """A mapping key that is not plain text: made text as Kubernetes makes keys; a complex key
+    or a merge key (``<<``) is left to the loader (its message, its merge)."""
+    if type(value) is dict or type(value) is list or value == "<<":
+        raise _Fallback
+    return key_text(value)
 
 
 def _special_scalar(parser: Any, found: list[tuple[str, Any]], event: Any) -> Any:
@@ -158,7 +148,7 @@ def _special_scalar(parser: Any, found: list[tuple[str, Any]], event: Any) -> An
     if tag is None:
         return value
     if tag in (_TIMESTAMP, _MERGE):
-        return value  # a merge key is text here: _place sends it to the loader
+        return value  # a merge key is text here: _key sends it to the loader
     constructor = parser.yaml_constructors.get(tag)
     if constructor is None or tag in ("tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"):
         raise _Fallback  # the loader's own error
