@@ -160,6 +160,7 @@ def _decoded(data: bytes) -> Parsed | None:
 
 
 def _start_worker(root: Path, rels: list[str], cache: ParsedCache | None) -> tuple[int, int] | None:
+    parent = os.getpid()
     try:
         read_end, write_end = os.pipe()
         pid = os.fork()
@@ -172,14 +173,17 @@ def _start_worker(root: Path, rels: list[str], cache: ParsedCache | None) -> tup
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             results: list[bytes] = []
             for rel in rels:
+                if os.getppid() != parent:  # the command was killed: nobody waits for this
+                    break
                 done = _parse_file(root, rel, cache, encode=True)
                 if done is not None and done[1]:
                     results.append(b"[" + orjson.dumps(rel) + b"," + done[1] + b"]")
-            payload = b"[" + b",".join(results) + b"]"
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_end, view) :]
-            status = 0
+            else:
+                payload = b"[" + b",".join(results) + b"]"
+                view = memoryview(payload)
+                while view:
+                    view = view[os.write(write_end, view) :]
+                status = 0
         finally:
             os._exit(status)
     os.close(write_end)
