@@ -215,15 +215,18 @@ class ParsedCache:
 
 def may_fork() -> bool:
     """Whether this process may fork a helper (a YAML worker, a cache writer): on a platform
-    with fork, from the main thread, when every other thread is a daemon (a command's spinner
-    or --timeout watchdog) — never from a service's or a controller's worker threads."""
+    with fork, from the main thread, when every other thread is one of deppy's own daemons (a
+    command's spinner) — not under ``--timeout``, whose watchdog's interrupt could land in
+    fork's own handlers and be lost, nor from a service's or controller's worker threads."""
     import threading
 
     main = threading.main_thread()
     return (
         hasattr(os, "fork")
         and threading.current_thread() is main
-        and all(t.daemon or t is main for t in threading.enumerate())
+        and all(
+            t is main or (t.daemon and t.name.startswith("deppy-")) for t in threading.enumerate()
+        )
     )
 
 
