@@ -60,7 +60,7 @@ def test_make_run_request_resolves_with_an_upgrade_path() -> None:
     code, out, err = run("-f", str(embedded_request_path()))
     assert code == 0
     assert "upgrade 0.56.3 → 0.70.0" in out
-    assert "no --catalog given" not in err, "the sample request names its own catalog"
+    assert "no --catalog and no stored" not in err, "the sample request names its own catalog"
     assert {item["catalog"] for item in data["selection"]} == {"embedded"}
 
 
@@ -138,7 +138,7 @@ def test_unresolvable_json_has_an_explanation_without_solver_ids() -> None:
         c["kind"] == "missing" and "Mainframe (ibm.example.com/v1)" in c["text"]
         for c in explanation["causes"]
     )
-    assert "add a catalog offering API Mainframe (ibm.example.com/v1)" in [
+    assert "find a catalog offering API Mainframe (ibm.example.com/v1)" in [
         s["text"] for s in explanation["suggestions"]
     ]
     assert "apps/legacy/" not in out
@@ -154,8 +154,11 @@ def test_unresolvable_text_names_packages_and_a_way_out() -> None:
     assert code == 1
     assert out.startswith("Cannot resolve required package webapp\nWhy:\n")
     assert "  - webapp 1.2.0 needs db >=2.0.0 <3.0.0: in no catalog (apps)\n" in out
-    assert "add a catalog that contains package db (searched: apps)" in out
+    # the catalog --source leaves out has it: named, and seen to resolve
+    assert "Try: catalog infra offers db 2.1.0: add `--source infra`\n" in out
     assert "apps/webapp/" not in out
+    code, out, _ = run(*CATALOGS, "--require", "webapp", "--source", "apps", "--source", "infra")
+    assert code == 0 and "db" in out
     code, out, _ = run(*CATALOGS, "--require", "webapp", "--source", "apps", "-v")
     assert "needs package db" in out and "no catalog (apps) contains package db" in out
     assert "What would make it work:" in out

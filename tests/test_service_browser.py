@@ -174,3 +174,26 @@ def test_narrow_window_and_keyboard(server: str, browser: object, shots: Path) -
         driver.save_screenshot(str(shots / "09-narrow-check.png"))  # type: ignore[attr-defined]
     finally:
         driver.set_window_size(1280, 800)  # type: ignore[attr-defined]
+
+
+def test_a_misnamed_package_offers_the_names_meant_and_one_resolves(
+    server: str, browser: object, shots: Path
+) -> None:
+    """The explanation's "did you mean" ways out are buttons like every suggestion: the one
+    clicked replaces the name in the form and the request resolves."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(f"{server}/#/resolve?require=keycloak")  # type: ignore[attr-defined]
+    wait_for(driver, "#resolve-form")
+    driver.find_element(By.ID, "resolve-button").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#explanation")
+    items = driver.find_elements(By.CSS_SELECTOR, "#explanation ul.suggestions li")  # type: ignore[attr-defined]
+    meant = [i for i in items if i.text.startswith("did you mean keycloak-operator (Keycloak")]
+    assert meant, [i.text for i in items]
+    assert not any("drop the requirement" in i.text for i in items)  # the only requirement
+    driver.save_screenshot(str(shots / "10-did-you-mean.png"))  # type: ignore[attr-defined]
+    meant[0].find_element(By.CSS_SELECTOR, "button.suggestion").click()
+    wait_for(driver, "#selection table")
+    field = driver.find_element(By.ID, "required-0-name")  # type: ignore[attr-defined]
+    assert field.get_attribute("value") == "keycloak-operator"

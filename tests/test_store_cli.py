@@ -99,8 +99,8 @@ def test_add_list_remove_refresh(home: Path) -> None:
 def test_add_reports_skipped_objects_and_keeps_the_valid_ones() -> None:
     code, out, err = deppy("catalog", "add", "tricky", TRICKY)
     assert code == 0 and out.startswith("added catalog tricky (priority 0): 3 packages")
-    # 4: three invalid objects and the 30-digit integer read as a float (the object kept)
-    assert err.startswith("deppy: warning: catalog tricky: skipped 4 invalid objects:")
+    assert err.startswith("deppy: warning: catalog tricky:\n  1 invalid object skipped\n")
+    assert "  1 entry kept without its skipRange\n  1 package kept without its default" in err
     assert "alpha.broken" in err
     assert listed()[0]["problems"] == 4 and listed()[0]["bundles"] == 5
 

@@ -159,13 +159,37 @@ class Deprecation(FieldsPickled):
     message: str
 
 
+KEPT_WITHOUT_SKIPRANGE = "the entry is kept without its skipRange"
+# Problems that cost part of an object, not the object: (words in the problem, the object
+# in the singular and plural, what it is kept without).
+KEPT_WITHOUT = (
+    (KEPT_WITHOUT_SKIPRANGE, "entry", "entries", "skipRange"),
+    ("the package is kept without a default channel", "package", "packages", "default channel"),
+    ("has no defaultChannel", "package", "packages", "default channel"),
+    ("(as Kubernetes reads it)", "integer", "integers", "exact digits"),
+)
+
+
 @dataclass(frozen=True, slots=True)
 class LoadProblem(FieldsPickled):
-    """Something a loader skipped or could not read, with where it is and what to do about it."""
+    """Something a loader skipped or could not read, with where it is and what to do about it.
+
+    Most problems cost the object (it was skipped); a channel entry whose skipRange cannot be
+    read is kept without it, a package without a valid default channel too (``kept``): a
+    summary must not call those "skipped".
+    """
 
     file: str
     obj: str
     why: str
+
+    @property
+    def kept(self) -> tuple[str, str, str] | None:
+        """(object, objects, what it lost) for a problem that kept its object, else None."""
+        for words, one, many, lost in KEPT_WITHOUT:
+            if words in self.why:
+                return one, many, lost
+        return None
 
     def __str__(self) -> str:
         text = f"{self.file}: {self.obj}: {self.why}" if self.obj else f"{self.file}: {self.why}"

@@ -6,10 +6,13 @@ from collections.abc import Sequence
 
 import click
 
-from deppy.cli.data_output import dump
+from deppy.cli.data_output import SETTINGS, dump
 from deppy.cli.text_table import cell, columns, short_image
 from deppy.explain import explanation_as_short_text, explanation_as_text
+from deppy.explain.render import SCREEN_LINES
 from deppy.resolution.answer import Resolution, SelectedBundle
+
+MIN_LINES = 4  # the summary, one cause, one way out and the hint
 
 __all__ = ["dump", "render", "resolution_as_html", "selection_lines"]  # dump: for older callers
 
@@ -35,8 +38,9 @@ def render(
     if resolution.explanation is not None:
         if verbose:
             click.echo(explanation_as_text(resolution.explanation, verbose=True))
-        else:
-            click.echo(explanation_as_short_text(resolution.explanation))
+        else:  # one screen with the warnings above it (at least four lines of its own)
+            room = max(SCREEN_LINES - SETTINGS.warned, MIN_LINES)
+            click.echo(explanation_as_short_text(resolution.explanation, lines=room))
         return
     assert resolution.selection is not None
     click.echo("\n".join(selection_lines(resolution.selection)))

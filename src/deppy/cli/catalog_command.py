@@ -22,7 +22,7 @@ from deppy.cli.main import cli
 from deppy.cli.workflow_options import output_option, to_stderr
 from deppy.errors import InputError
 from deppy.store import Store, StoredCatalog
-from deppy.workflows.catalog_loading import report_problems
+from deppy.workflows.catalog_loading import problems_what, report_problems
 
 if TYPE_CHECKING:
     from deppy.catalog.model import Catalog
@@ -137,7 +137,8 @@ def refresh_cmd(name: str) -> None:
 @click.argument("target", metavar="NAME|PATH")
 @output_option("text", "json", "yaml")
 def problems_cmd(target: str, output: str) -> None:
-    """List the invalid objects skipped when the catalog was read: a stored catalog (as of its
+    """List the problems met when the catalog was read (objects skipped, channel entries kept
+    without an unreadable skipRange): a stored catalog (as of its
     add or last refresh) or a catalog directory. Exit 0 when there are none, 1 when there
     are some."""
     if Path(target).exists():
@@ -149,7 +150,7 @@ def problems_cmd(target: str, output: str) -> None:
     if output == "text":
         for problem in problems:
             click.echo(str(problem))
-        click.echo(f"{len(problems)} invalid objects skipped in {target}", err=True)
+        click.echo(f"{problems_what(problems) or 'no problems'} in {target}", err=True)
     else:
         rows = [{"file": p.file, "object": p.obj, "problem": p.why} for p in problems]
         dump({"catalog": target, "problems": rows}, output)

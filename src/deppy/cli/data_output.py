@@ -3,6 +3,7 @@ every command's ``-o json|yaml``; and ``-q``, which keeps warnings off stderr.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -13,6 +14,7 @@ class Settings:
     """What the options of the running command set for the helpers that print (``-q``)."""
 
     quiet = False
+    warned = 0  # lines of warnings written to stderr: an explanation fits in what is left
 
 
 SETTINGS = Settings()
@@ -29,6 +31,56 @@ def dump(data: Any, output: str) -> None:
 
 
 def warn(message: str) -> None:
-    """``deppy: warning: …`` on stderr, unless -q."""
+    """``deppy: warning: …`` on stderr, unless -q; wrapped at a screen's 100 columns."""
     if not SETTINGS.quiet:
-        click.echo(f"deppy: warning: {message}", err=True)
+        note(f"deppy: warning: {message}")
+
+
+def warn_within(messages: Sequence[str], lines: int) -> None:
+    """The warnings that fit in ``lines`` lines, then how many more ``-v`` shows (the screen
+    an explanation shares with them is ten lines)."""
+    if SETTINGS.quiet:
+        return
+    wrapped = [_wrapped(f"deppy: warning: {message}") for message in messages]
+    if sum(map(len, wrapped)) <= lines:
+        for one in wrapped:
+            _echo(one)
+        return
+    used = 0
+    for n, one in enumerate(wrapped):
+        if used + len(one) > max(lines, 1) - 1:
+            left = len(wrapped) - n
+            count = f"{left} more warning" if n else f"{left} warning"
+            _echo([f"deppy: warning: {count}{'s' * (left > 1)} (-v shows them)"])
+            return
+        _echo(one)
+        used += len(one)
+
+
+def note(text: str) -> None:
+    """A line for people on stderr, wrapped at 100 columns (a word is never cut), counted."""
+    _echo(_wrapped(text))
+
+
+def _wrapped(text: str) -> list[str]:
+    import textwrap
+
+    from deppy.explain.render import SCREEN_WIDTH
+
+    if len(text) <= SCREEN_WIDTH:
+        return [text]
+    indent = "    " if text.startswith("  ") else "  "  # a continuation keeps its indent
+    lines = textwrap.wrap(
+        text.strip(),
+        SCREEN_WIDTH,
+        initial_indent=indent[:-2],
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return lines or [text]
+
+
+def _echo(lines: list[str]) -> None:
+    SETTINGS.warned += len(lines)
+    click.echo("\n".join(lines), err=True)

@@ -89,8 +89,8 @@ def whole_command(timeout: float | None) -> Iterator[Deadline]:
 
     watchdog = threading.Timer(timeout, expire)
     watchdog.daemon = True
-    watchdog.start()
     try:
+        watchdog.start()  # inside: a tiny timeout may interrupt before start() returns
         yield deadline
     except KeyboardInterrupt:
         if deadline.expired:

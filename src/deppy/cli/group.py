@@ -44,6 +44,7 @@ class DeppyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         SETTINGS.quiet = False  # each run starts loud (tests run many in one process)
+        SETTINGS.warned = 0
         try:
             return super().invoke(ctx)
         except DeppyError as error:

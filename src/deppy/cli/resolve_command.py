@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.cli.answer_output import dump, render
+from deppy.cli.answer_output import MIN_LINES, dump, render
+from deppy.cli.data_output import SETTINGS, warn_within
 from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.spinner import spinner
@@ -25,6 +26,7 @@ from deppy.cli.workflow_options import (
     stderr,
     warn,
 )
+from deppy.explain.render import SCREEN_LINES, explanation_as_short_text
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -34,7 +36,7 @@ from deppy.resolution.request_parsing import (
     parse_require,
 )
 from deppy.solver import SolveTimeout
-from deppy.workflows.catalog_loading import load_catalogs
+from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -180,8 +182,12 @@ def resolve_cmd(
         report = stderr(quiet=not text)
         notes: tuple[str, ...] = ()
         if state is None:
+            named = only_stored_names(catalog_specs)
+            if named:  # the whole store, read in part: a way out may add another of its catalogs
+                request = replace(request, sources=tuple(dict.fromkeys([*named, *request.sources])))
+                catalog_specs = []
             with spinner("loading catalogs…"):
-                catalog_set = load_catalogs(catalog_specs, report=report)
+                catalog_set = load_catalogs(catalog_specs, report=report, sources=request.sources)
         else:
             from deppy.workflows.cluster_input import cluster_input
 
@@ -219,8 +225,15 @@ def resolve_cmd(
             resolution = replace(
                 resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))
             )
-        for warning in resolution.warnings:
-            warn(warning)
+        if text and not verbose and resolution.explanation is not None:
+            # one screen: the explanation first takes what it needs, the warnings the rest
+            # (at least a line saying how many there are)
+            room = max(SCREEN_LINES - SETTINGS.warned - bool(resolution.warnings), MIN_LINES)
+            short = explanation_as_short_text(resolution.explanation, lines=room)
+            warn_within(resolution.warnings, SCREEN_LINES - SETTINGS.warned - short.count("\n") - 1)
+        else:
+            for warning in resolution.warnings:
+                warn(warning)
         facts: list[tuple[str, str]] = []
         if output == "html":
             from deppy.workflows.report_facts import report_facts

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.cli.data_output import SETTINGS, dump, warn
+from deppy.cli.data_output import SETTINGS, dump, note, warn
 from deppy.cli.spinner import spinner
 from deppy.cli.text_table import columns
 from deppy.resolution.request import ClusterFacts
@@ -142,12 +142,12 @@ def catalog_source(
     named by ``--source`` when given."""
     specs = [parse_catalog(spec) for spec in catalogs]
     with spinner("loading catalogs…"):
-        source = load_catalogs(specs, report=stderr(quiet=quiet))
+        source = load_catalogs(specs, report=stderr(quiet=quiet), sources=sources)
     return source.restricted(list(sources)) if sources else source
 
 
 def to_stderr(message: str) -> None:
-    click.echo(message, err=True)
+    note(message)
 
 
 def stderr(*, quiet: bool) -> Report | None:

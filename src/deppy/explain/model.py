@@ -14,6 +14,12 @@ class Cause:
     text: str
     data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     short: str = field(default="", compare=False)  # the same on one line of a screen, if shorter
+    # Says nothing the summary does not (the requirement matches just the version it names):
+    # left off a one-screen explanation, kept in the long form and the data.
+    restates: bool = field(default=False, compare=False)
+    # How much the cause tells beside the others: a full screen drops the lowest first (a
+    # requirement's list of candidates before the clash that rules them out).
+    rank: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +34,7 @@ class Suggestion:
 
     text: str
     change: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    short: str = field(default="", compare=False)  # the same in fewer words, if shorter
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +54,4 @@ class Explanation:
     suggestions: tuple[Suggestion, ...]
     constraints: tuple[str, ...] = ()
     also: tuple[Cause, ...] = ()
+    short_summary: str = ""  # the summary in fewer words, for a screen too narrow for it

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from deppy.explain.model import Cause, Explanation
+from deppy.explain.model import Cause, Explanation, Suggestion
 
 
 def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> str:
@@ -35,32 +37,86 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
 
 SCREEN_LINES = 10
 SCREEN_WIDTH = 100
+PLURAL = {"reason": "reasons", "way out": "ways out"}
 
 
-def explanation_as_short_text(explanation: Explanation, *, more: str = "-v") -> str:
-    """The explanation on one screen: the summary, every cause (each is part of the reason),
-    then as many ways out as fit in ten lines, each line at most 100 characters; ``more`` names
-    the option that gives the long form."""
-    lines = [_clip(explanation.summary), "Why:"]
-    lines += [_clip(f"  - {cause.short or cause.text}") for cause in explanation.causes]
-    suggestions = [s.text for s in explanation.suggestions]
-    room = max(SCREEN_LINES - len(lines) - 2, 1)  # "Try:" and the closing hint
-    shown = suggestions[:room]
-    if shown:
-        lines.append("Try:")
-        lines += [_clip(f"  - {text}") for text in shown]
-    left = len(suggestions) - len(shown)
-    extra = f"; {left} more way{'s' if left > 1 else ''} out" if left else ""
-    lines.append(f"({more} for the long form{extra})")
-    return "\n".join(lines)
+def explanation_as_short_text(
+    explanation: Explanation,
+    *,
+    more: str = "-v",
+    lines: int = SCREEN_LINES,
+    width: int = SCREEN_WIDTH,
+) -> str:
+    """The explanation on one screen: at most ``lines`` lines of at most ``width`` characters.
+
+    It fits by saying less, never by cutting a line short: each cause in its short form (the
+    fact first) and each way out in its full form when they fit the width, else in the other
+    form, else wrapped; a cause that only restates the summary is left off; then, while the
+    screen is full, fewer ways out (down to one), fewer causes (down to one; the lowest ranked
+    leave first), and the closing hint counts what the long form (``more``) adds. A single
+    cause or way out shares its heading's line.
+    """
+    head = _fitted("", [explanation.summary, explanation.short_summary], width)
+    causes = [c for c in explanation.causes if not c.restates] or list(explanation.causes[:1])
+    # the order causes leave a full screen in: lowest rank first, the last of equals first
+    leaving = sorted(range(len(causes)), key=lambda n: (causes[n].rank, -n))
+    ways = list(explanation.suggestions)
+
+    def screen(shown: list[Cause], nways: int) -> list[str]:
+        out = list(head)
+        out += _block("Why:", shown, width)
+        out += _block("Try:", ways[:nways], width)
+        left = [(len(causes) - len(shown), "reason"), (len(ways) - nways, "way out")]
+        extra = "".join(f"; {n} more {word if n == 1 else PLURAL[word]}" for n, word in left if n)
+        out.append(f"({more} for the long form{extra})")
+        return out
+
+    dropped: set[int] = set()
+    nways = len(ways)
+    shown = screen(causes, nways)
+    while len(shown) > lines:
+        if nways > 1:
+            nways -= 1
+        elif len(dropped) < len(causes) - 1:
+            dropped.add(leaving[len(dropped)])
+        elif nways:
+            nways -= 1
+        else:
+            break
+        shown = screen([c for n, c in enumerate(causes) if n not in dropped], nways)
+    return "\n".join(shown)
 
 
-def _clip(line: str) -> str:
-    if len(line) <= SCREEN_WIDTH:
-        return line
-    cut = line[: SCREEN_WIDTH - 1]
-    space = cut.rfind(" ")
-    return (cut[:space] if space > SCREEN_WIDTH // 2 else cut) + "…"
+def _block(title: str, items: Sequence[Cause | Suggestion], width: int) -> list[str]:
+    """A heading and its items (a cause in its short form first, a way out in its full form
+    first); a single item on the heading's line when it fits there."""
+    if not items:
+        return []
+    forms = [[i.short, i.text] if isinstance(i, Cause) else [i.text, i.short] for i in items]
+    if len(items) == 1:
+        inline = _fitted(f"{title} ", forms[0], width)
+        if len(inline) == 1:
+            return inline
+    return [title, *(line for one in forms for line in _fitted("  - ", one, width))]
+
+
+def _fitted(prefix: str, forms: Sequence[str], width: int) -> list[str]:
+    """``prefix`` and the first of ``forms`` that fits ``width`` on one line; else the
+    shortest form wrapped at spaces (a word is never cut) under an indent."""
+    candidates = [form for form in forms if form]
+    for form in candidates:
+        if len(prefix) + len(form) <= width:
+            return [prefix + form]
+    shortest = min(candidates, key=len)
+    indent = "    " if prefix.startswith("  - ") else "  "
+    return textwrap.wrap(
+        shortest,
+        width,
+        initial_indent=prefix,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _cause_as_dict(cause: Cause) -> dict[str, Any]:

@@ -134,14 +134,18 @@ class ResolutionContext:
     order: CandidateOrder
     warnings: list[str] = field(default_factory=list)
     suggest: bool = True  # False in the resolutions that check a suggestion
+    # Every catalog deppy was given, before the request's ``sources`` chose among them: where a
+    # suggestion looks for what the chosen ones lack, and what a changed request resolves on.
+    known: BundleSource | None = None
 
     @classmethod
     def create(
         cls, catalogs: BundleSource, request: ResolutionRequest, *, suggest: bool = True
     ) -> ResolutionContext:
+        known = catalogs
         if request.sources:
             catalogs = catalogs.restricted(request.sources)
-        context = cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest)
+        context = cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest, known=known)
         context.order.warn = context.warn
         return context
 

@@ -12,9 +12,11 @@ from collections.abc import Sequence
 
 from deppy.catalog.model import Bundle
 from deppy.explain import Cause, Explanation
+from deppy.explain.render import SCREEN_WIDTH
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.request import InstalledBundle, RequiredPackage
 from deppy.resolution.suggestions import (
+    AddSource,
     Advice,
     DropEntry,
     ReplaceRequirement,
@@ -64,8 +66,10 @@ def explain(
         if roots
         else "Cannot resolve the request"
     )
+    short_summary = _short_summary([f for f in facts if isinstance(f, Requested | KeptInstalled)])
     explanation = Explanation(
         summary=summary,
+        short_summary=short_summary,
         roots=tuple(roots),
         causes=tuple(causes),
         suggestions=(),
@@ -96,6 +100,21 @@ def _also_blocking(facts: Sequence[Fact], variables: dict[str, OLMVariable]) -> 
                 seen.add(id(other))
                 extra.append(other)
     return extra
+
+
+def _short_summary(roots: Sequence[Requested | KeptInstalled]) -> str:
+    """The summary with the requests by name ("a, installed b 1.0 cannot be had together"),
+    else counted, for a screen too narrow for the summary."""
+    if len(roots) < 2:
+        return ""
+    names = [
+        f.requirement.package if isinstance(f, Requested) else f"installed {f.installed.package}"
+        for f in roots
+    ]
+    return _fitting(
+        f"Cannot resolve: {', '.join(names)} cannot be had together",
+        f"Cannot resolve these {len(roots)} requests together (see Requested under -v)",
+    )
 
 
 def _root(fact: Requested | KeptInstalled) -> str:
@@ -130,8 +149,30 @@ def _span(bundles: Sequence[Bundle]) -> str:
     return f"{versions[0]} … {versions[-1]} ({len(versions)})"
 
 
+_SHORT_REASONS = (
+    (r"^no catalog \((.*)\) contains package \S+$", r"in no catalog (\1)"),
+    (r"^no bundle in any catalog provides the API .*$", "no catalog here provides it"),
+    (r"^only other bundles of (\S+) provide the API .*$", r"only \1 itself provides it"),
+    (r"^no bundle in any catalog carries the label .*$", "no catalog has it"),
+    (r"^no version of \S+ is in range .*; available: (.*)$", r"catalogs have only \1"),
+)
+
+
 def _short_reason(reason: str) -> str:
-    return re.sub(r"^no catalog \((.*)\) contains package \S+$", r"in no catalog (\1)", reason)
+    """The reason without what the line already says (the package, the API, the range)."""
+    for pattern, short in _SHORT_REASONS:
+        reason = re.sub(pattern, short, reason)
+    return reason
+
+
+def _fitting(*forms: str) -> str:
+    """The first form that fits a screen's bullet line, else the last (the shortest)."""
+    return next((form for form in forms if len(form) <= SCREEN_WIDTH - 5), forms[-1])
+
+
+def _shorter_reason(reason: str) -> str:
+    """The short reason without the catalogs it names."""
+    return re.sub(r" \(.*\)$", "", _short_reason(reason))
 
 
 def _candidates(bundles: Sequence[Bundle]) -> str:
@@ -226,26 +267,44 @@ def _cause(
                 text = f"{who} matches only {_candidates(fact.candidates)}"
                 offered = f"{fact.candidates[0].package} {_span(fact.candidates)}"
                 short = f"{who} matches only {offered}"
+                versions = {str(b.version) for b in fact.candidates}
+                exact = versions == {fact.dependent.versions_text}
+                return Cause("needs", text, data, short, restates=exact, rank=-1)
             elif isinstance(fact.dependent, InstalledBundle):
                 text = (
                     f"{who} stays or moves forward along its channel, never back: "
                     f"{_candidates(fact.candidates)}"
                 )
-                short = ""
+                short = f"{who} stays or moves forward, never back: {_span(fact.candidates)}"
+                return Cause("needs", text, data, short, rank=-1)
             else:
                 text = f"{who} {verb} {fact.need}, offered only by {_candidates(fact.candidates)}"
                 short = f"{short_who} {verb} {need}, offered only by {_span(fact.candidates)}"
             return Cause("needs", text, data, short)
         if fact.need == INVALID_CONSTRAINT:
+            brief = short_who or who
+            short = _fitting(
+                f"{brief}: invalid olm.constraint ({fact.missing})",
+                f"{brief}: invalid olm.constraint (-v says why)",
+            )
             return Cause(
                 "invalid-constraint",
                 f"{who} cannot be installed: its olm.constraint is invalid ({fact.missing})",
                 data,
+                short,
             )
         reason = fact.missing or "nothing can satisfy it"
         if isinstance(fact.dependent, RequiredPackage):
-            return Cause("missing", f"{who}: {reason}", data, f"{who}: {_short_reason(reason)}")
-        short = f"{short_who} {verb} {need}: {_short_reason(reason)}" if short_who else ""
+            short = _fitting(f"{who}: {_short_reason(reason)}", f"{who}: {_shorter_reason(reason)}")
+            return Cause("missing", f"{who}: {reason}", data, short)
+        short = (
+            _fitting(
+                f"{short_who} {verb} {need}: {_short_reason(reason)}",
+                f"{short_who} {verb} {need}: {_shorter_reason(reason)}",
+            )
+            if short_who
+            else ""
+        )
         return Cause("missing", f"{who} {verb} {fact.need}: {reason}", data, short)
     if isinstance(fact, Excluded):
         return Cause(
@@ -282,11 +341,14 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
     for fact in facts:
         if isinstance(fact, Needs) and fact.need == INVALID_CONSTRAINT:
             continue  # no catalog to add: another version, found by re-resolving, is the way
-        if isinstance(fact, Needs) and not fact.candidates and fact.package:
-            changes += _missing_package(fact, fact.package, context)
-        elif isinstance(fact, Needs) and not fact.candidates:
-            need = fact.need
-            changes.append(Advice("add-catalog", f"add a catalog offering {need}", need=need))
+        if isinstance(fact, Needs) and not fact.candidates:
+            elsewhere = _elsewhere(fact, context)
+            changes += [AddSource(name, wanted=fact.package or "") for name in elsewhere]
+            if fact.package:
+                changes += _missing_package(fact, fact.package, context, advise=not elsewhere)
+            elif not elsewhere:
+                need = fact.need
+                changes.append(Advice("add-catalog", f"find a catalog offering {need}", need=need))
         elif isinstance(fact, ClusterIncompatible):
             changes.append(_cluster_change(fact, facts))
         elif isinstance(fact, Excluded) and fact.restriction in request.exclude:
@@ -303,7 +365,21 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
             changes.append(DropEntry("required", _index(request.required, fact.requirement), why))
         elif isinstance(fact, KeptInstalled) and fact.installed in request.installed:
             changes.append(DropEntry("installed", _index(request.installed, fact.installed)))
-    return list(dict.fromkeys(changes))
+    return _one_advice_per_package(list(dict.fromkeys(changes)))
+
+
+def _one_advice_per_package(changes: list[RequestChange]) -> list[RequestChange]:
+    """Where several bundles miss one package in different ranges, one "find a catalog
+    offering" line: the first, for the most preferred (newest) bundle's range."""
+    advised: set[str] = set()
+    kept: list[RequestChange] = []
+    for change in changes:
+        if isinstance(change, Advice) and change.package is not None:
+            if change.package in advised:
+                continue
+            advised.add(change.package)
+        kept.append(change)
+    return kept
 
 
 def _index(items: Sequence[object], item: object) -> int:
@@ -311,19 +387,49 @@ def _index(items: Sequence[object], item: object) -> int:
     return next((n for n, x in enumerate(items) if x is item), items.index(item))
 
 
-def _missing_package(fact: Needs, package: str, context: ResolutionContext) -> list[RequestChange]:
+def _elsewhere(fact: Needs, context: ResolutionContext) -> list[str]:
+    """The catalogs deppy knows but the request's ``sources`` leave out that may offer what
+    ``fact`` misses (the package, or a provider of the API; for other needs, any of them),
+    best ranked first — each becomes a suggestion only once a resolution with it works."""
+    known = context.known
+    if known is None or not context.request.sources:
+        return []
+    here = set(context.catalogs.names())
+    others = [name for name in known.names() if name not in here]
+    if not others:
+        return []
+    offering = set(others)
+    dependent = fact.dependent
+    if fact.package:
+        offering = set(known.catalogs_with(fact.package))
+    elif isinstance(dependent, Bundle) and fact.need.startswith("API "):
+        gvk = next((g for g in dependent.required_gvks if f"API {g}" == fact.need), None)
+        if gvk is not None:
+            offering = {b.catalog for b in known.providers_of(gvk)}
+    return sorted((name for name in others if name in offering), key=known.rank)
+
+
+def _missing_package(
+    fact: Needs, package: str, context: ResolutionContext, *, advise: bool = True
+) -> list[RequestChange]:
+    """Ways out for a package need nothing satisfies: other versions or channels of a
+    required package; with ``advise``, what catalog to look for."""
     available = sorted({b.version for b in context.catalogs.bundles_of(package)})
+    need = fact.need.removeprefix("package ")
     if not available:
+        if not advise:
+            return []
         searched = ", ".join(context.catalogs.names())
-        advice = f"add a catalog that contains package {package} (searched: {searched})"
-        return [Advice("add-catalog", advice, need=fact.need, package=package)]
+        advice = f"find a catalog offering {need} (not in {searched})"
+        brief = f"find a catalog offering {need}"
+        return [Advice("add-catalog", advice, need=fact.need, package=package, brief=brief)]
     dependent = fact.dependent
     if not isinstance(dependent, RequiredPackage):
-        advice = (
-            f"add a catalog offering {fact.need} (catalogs here have {package} "
-            f"{_versions_text(available)})"
-        )
-        return [Advice("add-catalog", advice, need=fact.need, package=package)]
+        if not advise:
+            return []
+        advice = f"find a catalog offering {need} (here: {package} {_versions_text(available)})"
+        brief = f"find a catalog offering {need}"
+        return [Advice("add-catalog", advice, need=fact.need, package=package, brief=brief)]
     request = context.request
     index = _index(request.required, dependent) if dependent in request.required else None
     if index is None:

@@ -82,7 +82,8 @@ class OutputCollector:
         context: ResolutionContext = run.context
 
         def resolve(request: ResolutionRequest) -> Resolution | None:
-            inner = ResolutionContext.create(context.catalogs, request, suggest=False)
+            known = context.known or context.catalogs  # a changed request may add a source
+            inner = ResolutionContext.create(known, request, suggest=False)
             try:
                 return resolution_of(run.pipeline.run(inner, deadline=run.deadline))
             except SolveTimeout:

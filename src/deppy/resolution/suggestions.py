@@ -12,12 +12,13 @@ deppy does not have) is kept as advice: its kind says so.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deppy.catalog.semver import Version
 from deppy.errors import DeppyError
 from deppy.explain import Explanation, Suggestion
+from deppy.explain.render import SCREEN_WIDTH
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import RequiredPackage, ResolutionRequest
 from deppy.resolution.request_parsing import parse_require
@@ -46,6 +47,7 @@ class ReplaceRequirement:
     index: int
     spec: str
     why: str = ""
+    ask: str = ""  # the package probably meant by a name no catalog has: "did you mean …?"
 
     def requirement(self) -> RequiredPackage:
         return parse_require(self.spec)
@@ -58,9 +60,18 @@ class ReplaceRequirement:
     def text(self, request: ResolutionRequest) -> str:
         """The command first (what to paste), then why: a screen that cuts the line keeps the
         part that matters."""
+        if self.ask:
+            return f"did you mean {self.ask}? require '{self.spec}'"
         old = request.required[self.index].describe()
         why = self.why.rstrip(": ")
         return f"require '{self.spec}' instead of '{old}'" + (f" — {why}" if why else "")
+
+    def short(self, request: ResolutionRequest) -> str:
+        if self.ask:
+            return f"did you mean {self.spec}? require '{self.spec}'"
+        old = request.required[self.index].describe()
+        instead = f"require '{self.spec}' instead of '{old}'"
+        return instead if len(instead) <= SCREEN_WIDTH - 4 else f"require '{self.spec}'"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -92,6 +103,9 @@ class DropEntry:
         entries: tuple[Any, ...] = getattr(request, self.field)
         kept: dict[str, Any] = {self.field: entries[: self.index] + entries[self.index + 1 :]}
         return replace(request, **kept)
+
+    def short(self, request: ResolutionRequest) -> str:
+        return ""
 
     def text(self, request: ResolutionRequest) -> str:
         _, before, after = _DROPS[self.field]
@@ -127,6 +141,9 @@ class SetCluster:
     def text(self, request: ResolutionRequest) -> str:
         return self.why
 
+    def short(self, request: ResolutionRequest) -> str:
+        return ""
+
     def as_dict(self) -> dict[str, Any]:
         ocp, kube = self.openshift_version, self.kube_version
         return {
@@ -134,6 +151,40 @@ class SetCluster:
             "openshiftVersion": None if ocp is None else f"{ocp.major}.{ocp.minor}",
             "kubernetesVersion": None if kube is None else str(kube),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class AddSource:
+    """Resolve with one more of the catalogs deppy knows (stored, or given with ``--catalog``)
+    that the request's ``sources`` leave out; ``offers`` says what it brings, from the
+    resolution that verified the change ("tektoncd-operator 0.23.0")."""
+
+    source: str
+    offers: str = field(default="", compare=False)  # the same change, whatever it brings
+    wanted: str = field(default="", compare=False)  # the missing package, named first
+
+    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
+        if not request.sources or self.source in request.sources:
+            return request  # every known catalog is already read: nothing to add
+        return replace(request, sources=(*request.sources, self.source))
+
+    def text(self, request: ResolutionRequest) -> str:
+        what = f" offers {self.offers}" if self.offers else " has what is missing"
+        return f"catalog {self.source}{what}: add `--source {self.source}`"
+
+    def short(self, request: ResolutionRequest) -> str:
+        return f"add `--source {self.source}`"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": "add-source", "source": self.source}
+
+    def seen(self, outcome: Resolution) -> AddSource:
+        """The change, saying what the catalog brought to the resolution that verified it."""
+        brought = [s for s in outcome.selection or () if s.catalog == self.source]
+        brought.sort(key=lambda s: s.package != self.wanted)
+        if not brought:
+            return self
+        return replace(self, offers=f"{brought[0].package} {brought[0].version}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +197,16 @@ class Advice:
     advice: str
     need: str | None = None
     package: str | None = None
+    brief: str = ""
 
     def apply(self, request: ResolutionRequest) -> ResolutionRequest | None:
         return None  # not a change of the request: nothing to try
 
     def text(self, request: ResolutionRequest) -> str:
         return self.advice
+
+    def short(self, request: ResolutionRequest) -> str:
+        return self.brief
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind}
@@ -162,11 +217,17 @@ class Advice:
         return data
 
 
-RequestChange = ReplaceRequirement | DropEntry | SetCluster | Advice
+RequestChange = ReplaceRequirement | DropEntry | SetCluster | AddSource | Advice
 
 
 def suggestion(change: RequestChange, request: ResolutionRequest) -> Suggestion:
-    return Suggestion(change.text(request), change.as_dict())
+    return Suggestion(change.text(request), change.as_dict(), change.short(request))
+
+
+def asks_for_something(request: ResolutionRequest) -> bool:
+    """A request a front door accepts: it requires or keeps something (an empty one is
+    refused: "nothing to resolve"), so dropping the last requirement is no way out."""
+    return bool(request.required or request.installed)
 
 
 def checked(
@@ -178,8 +239,8 @@ def checked(
     """The explanation with the changes that resolve as its suggestions: first, for each
     requirement at the root of the failure, the version a resolution picks once the requirement
     is relaxed (to its range without channel/catalog, then to any version); then every proposed
-    change that resolves, in order. A change that leaves the request as it was, cannot be
-    applied, or does not resolve is not shown; advice is kept."""
+    change that resolves, in order. A change that leaves the request as it was or asking for
+    nothing, cannot be applied, or does not resolve is not shown; advice is kept."""
     shown: list[RequestChange] = [*_relaxed_alternatives(explanation, request, resolve)]
     for change in changes:
         if change in shown:
@@ -191,13 +252,13 @@ def checked(
         if changed is None:
             shown.append(change)  # advice: nothing deppy can try
             continue
-        if changed == request:
+        if changed == request or not asks_for_something(changed):
             continue
         outcome = resolve(changed)
         if outcome is None:
             break  # out of time: show what was checked
         if outcome.resolved:
-            shown.append(change)
+            shown.append(change.seen(outcome) if isinstance(change, AddSource) else change)
     suggestions = tuple(dict.fromkeys(suggestion(c, request) for c in shown))
     return replace(explanation, suggestions=suggestions)
 

@@ -97,6 +97,7 @@ class OLMEncoder:
         self._recording: RecordingSource | None = None
         self._context: ResolutionContext | None = None
         self._warnings: list[str] = []
+        self._whole = False
         self._fast: dict[type[Any], Callable[[Any], dict[str, Any]]] = {}
         if _FIELDS[Needs] == ("dependent", "need", "candidates", "missing", "package"):
             self._fast[Needs] = self._needs
@@ -227,12 +228,24 @@ class OLMEncoder:
 
     # -- context -------------------------------------------------------------------------------
     def capture(self, context: ResolutionContext) -> ResolutionContext:
-        recording = RecordingSource(context.catalogs)
+        """Record what the resolution asks its catalogs. With every known catalog at hand
+        (``context.known``: suggestions may add a source), those are recorded, and the
+        request's sources are read through a restricted view of the same recording."""
+        sources = context.request.sources
+        whole = context.known is not None
+        recording = RecordingSource(context.known or context.catalogs)
+        catalogs = recording.restricted(sources) if whole and sources else recording
         self._recording = recording
         self._context = context
+        self._whole = whole
         self._warnings = list(context.warnings)
         # A fresh candidate order: the old one caches answers the recording would not see.
-        return dataclasses.replace(context, catalogs=recording, order=CandidateOrder(recording))
+        return dataclasses.replace(
+            context,
+            catalogs=catalogs,
+            order=CandidateOrder(catalogs),
+            known=recording if whole else None,
+        )
 
     def snapshot(self) -> dict[str, Any] | None:
         if self._recording is None or self._context is None:
@@ -249,6 +262,8 @@ class OLMEncoder:
         if self._new:
             snapshot["bundles"], self._new = self._new, {}
         snapshot["request"] = self._value(self._context.request)
+        if self._whole:
+            snapshot["known"] = True  # the calls are of every known catalog (see capture)
         snapshot["warnings"] = self._warnings
         snapshot["calls"] = calls
         return snapshot
@@ -340,8 +355,13 @@ class OLMDecoder:
         request = self._value(snapshot["request"])
         if not isinstance(request, ResolutionRequest):
             raise ValueError("the context record holds no request")
+        if not snapshot.get("known"):  # recorded of the request's sources alone
+            return ResolutionContext(
+                source, request, CandidateOrder(source), list(snapshot["warnings"])
+            )
+        catalogs = source.restricted(request.sources) if request.sources else source
         return ResolutionContext(
-            source, request, CandidateOrder(source), list(snapshot["warnings"])
+            catalogs, request, CandidateOrder(catalogs), list(snapshot["warnings"]), known=source
         )
 
 

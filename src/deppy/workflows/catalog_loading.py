@@ -6,17 +6,20 @@ the file loader (and YAML), and loading files must not pay for SQLite.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from deppy.errors import InputError
+from deppy.explain.render import SCREEN_WIDTH
 from deppy.resolution.request_parsing import CatalogSpec
 
 if TYPE_CHECKING:
     from deppy.catalog.catalog_set import BundleSource
     from deppy.catalog.fbc.cache import ParsedCache
-    from deppy.catalog.model import Catalog
+    from deppy.catalog.model import Catalog, LoadProblem
+    from deppy.store import Store
 
 EMBEDDED = "embedded"
 SHOWN_PROBLEMS = 5
@@ -38,9 +41,14 @@ Report = Callable[[str], None]
 
 
 def load_catalogs(
-    specs: list[CatalogSpec], *, report: Report | None = None, store: Path | None = None
+    specs: list[CatalogSpec],
+    *,
+    report: Report | None = None,
+    store: Path | None = None,
+    sources: Sequence[str] = (),
 ) -> BundleSource:
-    """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid.
+    """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid
+    — of the catalogs the command reads: with ``sources`` (``--source``), only of those named.
 
     A spec's path may be a URL (``grpc://HOST:PORT``, ``http(s)://…/api/v1/all``), read live,
     or the name of a stored catalog (a word that is no path on disk). With no spec, the stored
@@ -54,15 +62,13 @@ def load_catalogs(
         stored_store = Store(store)
         stored = stored_store.source()
         if stored is not None:
-            if report is not None:  # listed when added or refreshed; now one line each
-                for summary in stored_store.list():
-                    if summary.problems:
-                        report(problems_line(summary.name, summary.problems, summary.name))
+            if report is not None:  # listed when added or refreshed; now a line each
+                _report_stored(stored_store, report, sources)
             return stored
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
         if report is not None:
             report(
-                "deppy: no --catalog given and no stored catalogs (see 'deppy catalog add'); "
+                "deppy: no --catalog and no stored catalog (deppy catalog add): "
                 "using the embedded example catalog"
             )
     stored_names = [s.path for s in specs if _stored_name(s, store)]
@@ -73,9 +79,7 @@ def load_catalogs(
         source = named_store.source(stored_names)  # the store reads only what is asked: fast
         if source is not None:
             if report is not None:
-                for summary in named_store.list():
-                    if summary.problems and summary.name in stored_names:
-                        report(problems_line(summary.name, summary.problems, summary.name))
+                _report_stored(named_store, report, sources or stored_names)
             return source
     from deppy.catalog.bundle_tree import load_any_catalog
     from deppy.catalog.catalog_set import CatalogSet
@@ -96,7 +100,7 @@ def load_catalogs(
             catalog = load_any_catalog(
                 spec.path, name=spec.name, priority=spec.priority, cache=parsed_cache(store)
             )
-        if report is not None:
+        if report is not None and (not sources or catalog.name in sources):
             report_problems(catalog, report, listed=False, where=spec.path)
         catalogs.append(catalog)
     return CatalogSet(catalogs)
@@ -118,6 +122,12 @@ def _is_url(path: str) -> bool:
     return path.lower().startswith(("grpc://", "http://", "https://"))
 
 
+def only_stored_names(specs: Sequence[CatalogSpec], store: Path | None = None) -> list[str]:
+    """The names, when every spec names a stored catalog (``--catalog NAME``…), else []."""
+    names = [s.path for s in specs if _stored_name(s, store)]
+    return names if specs and len(names) == len(specs) else []
+
+
 def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
     """``--catalog NAME``: a word that is no path on disk (nor a URL) names a stored catalog."""
     if spec.name is not None or spec.priority or _is_url(spec.path) or Path(spec.path).exists():
@@ -127,13 +137,75 @@ def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
     return Store(store).find(spec.path) is not None
 
 
-def problems_line(name: str, count: int, where: str) -> str:
-    """The one line a command prints for a catalog whose invalid objects were skipped."""
-    objects = "object" if count == 1 else "objects"
-    return (
-        f"deppy: warning: catalog {name}: {count} invalid {objects} skipped: "
-        f"deppy catalog problems {where}"
+def _report_stored(store: Store, report: Report, names: Sequence[str]) -> None:
+    """The problem lines of the stored catalogs read (all when ``names`` is empty)."""
+    for summary in store.list():
+        if summary.problems and (not names or summary.name in names):
+            for line in problems_lines(summary.name, store.problems(summary.name), summary.name):
+                report(line)
+
+
+def problems_what(problems: Sequence[LoadProblem]) -> str:
+    return ", ".join(_problem_parts(problems))
+
+
+def _problem_parts(problems: Sequence[LoadProblem]) -> list[str]:
+    """What a load did with its problems, in words: "3 invalid objects skipped", "10 channel
+    entries kept without their skipRange" (an unreadable skipRange costs the range, not the
+    entry), or both."""
+    kept: Counter[tuple[str, str, str]] = Counter()
+    skipped = 0
+    for problem in problems:
+        if problem.kept is None:
+            skipped += 1
+        else:
+            kept[problem.kept] += 1
+    parts = []
+    if skipped:
+        parts.append(f"{skipped} invalid object{'' if skipped == 1 else 's'} skipped")
+    for (one, many, lost), count in kept.items():
+        parts.append(
+            f"1 {one} kept without its {lost}"
+            if count == 1
+            else f"{count} {many} kept without their {lost}"
+        )
+    return parts
+
+
+def problems_lines(name: str, problems: Sequence[LoadProblem], where: str) -> list[str]:
+    """What a command prints for a catalog loaded with problems: one line, or two when the
+    command that lists them does not fit on it (no line longer than a screen's 100 columns
+    unless a path is)."""
+    listing = f"deppy catalog problems {where}"
+    return _fitted(f"deppy: warning: catalog {name}:", _problem_parts(problems), listing)
+
+
+def _fitted(head: str, parts: list[str], tail: str = "") -> list[str]:
+    """``head parts: tail`` on one line if it fits a screen's width, else the tail on a line of
+    its own; then, when even that is too wide, the parts on lines of their own (no tail: a
+    listing after adding a catalog) or counted in fewer words (a warning before an answer)."""
+    what = ", ".join(parts)
+    one = f"{head} {what}" + (f": {tail}" if tail else "")
+    if len(one) <= SCREEN_WIDTH:
+        return [one]
+    if not tail:
+        return [head, *(f"  {part}" for part in parts)]
+    counts = [int(part.split(" ", 1)[0]) for part in parts]
+    skipped = counts[0] if "skipped" in parts[0] else 0
+    kept = sum(counts) - skipped
+    brief = (
+        f"{sum(counts)} load problems ("
+        + ", ".join(
+            text
+            for n, text in ((skipped, f"{skipped} skipped"), (kept, f"{kept} kept in part"))
+            if n
+        )
+        + ")"
     )
+    for line in (f"{head} {brief}: {tail}", f"{head} {what}", f"{head} {brief}"):
+        if len(line) <= SCREEN_WIDTH:
+            return [line] if line.endswith(tail) else [line, f"  (see: {tail})"]
+    return [f"{head} {brief}", f"  (see: {tail})"]
 
 
 def report_problems(
@@ -148,9 +220,13 @@ def report_problems(
         return
     count = len(catalog.problems)
     if not listed:
-        report(problems_line(catalog.name, count, where or catalog.name))
+        for line in problems_lines(catalog.name, catalog.problems, where or catalog.name):
+            report(line)
         return
-    report(f"deppy: warning: catalog {catalog.name}: skipped {count} invalid objects:")
+    for line in _fitted(
+        f"deppy: warning: catalog {catalog.name}:", _problem_parts(catalog.problems)
+    ):
+        report(line)
     for problem in catalog.problems[:SHOWN_PROBLEMS]:
         report(f"  {problem}")
     if count > SHOWN_PROBLEMS:
@@ -161,10 +237,9 @@ def report_problems(
 def unknown_package(source: BundleSource, package: str, where: str) -> InputError:
     """The error for a package no catalog has: which catalogs were searched, the closest names
     and how to look further."""
-    import difflib
+    from deppy.workflows.did_you_mean import did_you_mean
 
-    close = difflib.get_close_matches(package, source.package_names(), n=3)
-    hint = f"did you mean {', '.join(close)}? " if close else ""
+    hint = did_you_mean(source, package)
     return InputError(
         where,
         f"no catalog ({', '.join(source.names())}) has this package",

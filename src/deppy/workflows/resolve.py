@@ -6,6 +6,7 @@ The CLI (``deppy resolve``), the service and the controller ask the same questio
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from deppy.catalog.catalog_set import BundleSource
@@ -15,6 +16,8 @@ from deppy.resolution.answer import Resolution
 from deppy.resolution.node_library import DOMAIN, load_pipeline
 from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.resolver import resolve_in_pipeline
+from deppy.solver import SolveTimeout
+from deppy.workflows.did_you_mean import with_names_suggested
 
 
 def resolve_with_options(
@@ -25,13 +28,30 @@ def resolve_with_options(
     pipeline: Pipeline | None,
     trace: Path | None,
 ) -> Resolution:
-    """Resolve with ``pipeline`` (default: the shipped one), recording to ``trace`` if given."""
+    """Resolve with ``pipeline`` (default: the shipped one), recording to ``trace`` if given;
+    an unresolvable answer also offers the packages a name no catalog has probably meant
+    (``did_you_mean``), each seen to resolve with the same pipeline, unrecorded."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     if trace is None:
-        return resolve_in_pipeline(catalogs, request, timeout=timeout, pipeline=pipeline)
-    with trace_file(trace, DOMAIN) as writer:
-        return resolve_in_pipeline(
-            catalogs, request, timeout=timeout, pipeline=pipeline, sink=writer
-        )
+        resolution = resolve_in_pipeline(catalogs, request, timeout=timeout, pipeline=pipeline)
+    else:
+        with trace_file(trace, DOMAIN) as writer:
+            resolution = resolve_in_pipeline(
+                catalogs, request, timeout=timeout, pipeline=pipeline, sink=writer
+            )
+    if resolution.explanation is None:
+        return resolution
+
+    def attempt(changed: ResolutionRequest) -> Resolution | None:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return None
+        try:
+            return resolve_in_pipeline(catalogs, changed, timeout=left, pipeline=pipeline)
+        except SolveTimeout:
+            return None
+
+    return with_names_suggested(catalogs, resolution, attempt)
 
 
 def check_pipeline(pipeline_file: Path | None) -> Pipeline | None:

@@ -5,13 +5,13 @@ answers them in JSON from the same facts.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
 from deppy.errors import InputError
+from deppy.workflows.did_you_mean import did_you_mean
 from deppy.workflows.graph import ChannelGraph, channel_graph
 from deppy.workflows.search import package_head
 
@@ -133,8 +133,7 @@ def find_package(source: BundleSource, package: str) -> list[str]:
     found = source.catalogs_with(package)
     if found:
         return found
-    close = difflib.get_close_matches(package, source.package_names(), n=3)
-    hint = f"did you mean {', '.join(close)}? " if close else ""
+    hint = did_you_mean(source, package)
     raise PackageNotFound(
         f"package {package!r}",
         f"no catalog ({', '.join(source.names())}) has this package; "

@@ -20,7 +20,14 @@ import orjson
 import yaml
 
 from deppy.catalog.fbc.files import Doc
-from deppy.catalog.model import Bundle, ChannelEntry, Deprecation, Package, Property
+from deppy.catalog.model import (
+    KEPT_WITHOUT_SKIPRANGE,
+    Bundle,
+    ChannelEntry,
+    Deprecation,
+    Package,
+    Property,
+)
 from deppy.catalog.properties import CSV_METADATA, interpret, parse_range
 from deppy.catalog.semver import VersionError
 from deppy.errors import MAX_EXCERPT, excerpt
@@ -144,8 +151,7 @@ class ObjectReader:
             except VersionError as err:
                 self.report(
                     what,
-                    f"entry {index} ({name}): skipRange: {err}; the entry is kept without its "
-                    "skipRange",
+                    f"entry {index} ({name}): skipRange: {err}; {KEPT_WITHOUT_SKIPRANGE}",
                 )
         return ChannelEntry(
             name=name,

@@ -9,7 +9,7 @@ const FIELDS = {
   installed: [["name", "Package"], ["version", "Version"], ["channel", "Channel"]],
   exclude: [["type", "Property type"], ["value", "Value"]],
 };
-const APPLICABLE = new Set(["replace-requirement", "drop-requirement", "drop-installed", "lift-exclusion", "set-cluster"]);
+const APPLICABLE = new Set(["replace-requirement", "drop-requirement", "drop-installed", "lift-exclusion", "set-cluster", "add-source"]);
 
 // The request as the form holds it; the hash keeps it, so a result can be linked and reloaded.
 function fromQuery(query) {
@@ -54,6 +54,8 @@ export function applyChange(state, change) {
   if (change.kind === "replace-requirement") {
     const r = change.requirement || {};
     next.required[change.index] = { name: r.name || "", versionRange: r.versionRange || "", channel: r.channel || "" };
+  } else if (change.kind === "add-source") {
+    next.sources = [...(next.sources || []), change.source];
   } else if (change.kind === "drop-requirement") {
     next.required.splice(change.index, 1);
   } else if (change.kind === "drop-installed") {

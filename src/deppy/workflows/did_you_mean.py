@@ -1,0 +1,102 @@
+""" "Did you mean …?" for a required package that no catalog has.
+
+A package is often asked for by another name than its own: the catalog's directory, the
+product's display name, a word of it, an API it provides ("isovalent-networking" for the
+package ``clife``, display name "Isovalent Networking"). The closest package names and the
+packages whose name, display name, keywords or provided APIs match the asked name (the search of
+``deppy search``, description matches left out) become ways out of the explanation — each one
+resolved first, like every suggestion, so one shown is one seen to work.
+
+This lives above the resolver (it reads the search, a workflow): the three front doors ask for
+it through ``resolve_with_options``, so the CLI, the service and the web UI say the same.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import replace
+
+from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.search_index import DESCRIPTION
+from deppy.errors import DeppyError
+from deppy.explain import Explanation, Suggestion
+from deppy.resolution.answer import Resolution
+from deppy.resolution.request import ResolutionRequest
+from deppy.resolution.suggestions import ReplaceRequirement, suggestion
+from deppy.workflows.search import search
+
+__all__ = ["closest_packages", "did_you_mean", "with_names_suggested"]
+
+SHOWN = 3  # names offered per misnamed requirement
+
+
+def closest_packages(source: BundleSource, asked: str) -> list[tuple[str, str]]:
+    """(package, display name) of the packages most likely meant by ``asked``, best first:
+    search hits on the name as asked and with its dashes as spaces (name, display name,
+    keyword, API), then the closest names by spelling."""
+    found: dict[str, str] = {}
+    for term in dict.fromkeys((asked, asked.replace("-", " ").replace("_", " "))):
+        for hit in search(source, term):
+            if hit.tier < DESCRIPTION and hit.package != asked:
+                found.setdefault(hit.package, hit.display_name)
+    names = source.package_names()
+    for name in difflib.get_close_matches(asked, names, n=SHOWN, cutoff=0.6):
+        if name != asked:
+            found.setdefault(name, "")
+    return list(found.items())[: SHOWN * 2]
+
+
+def did_you_mean(source: BundleSource, asked: str) -> str:
+    """``did you mean clife (Isovalent Networking), cilium? `` for an error message, or ""."""
+    close = closest_packages(source, asked)[:SHOWN]
+    named = [
+        f"{name} ({display})" if display and display != name else name for name, display in close
+    ]
+    return f"did you mean {', '.join(named)}? " if named else ""
+
+
+def with_names_suggested(
+    source: BundleSource,
+    resolution: Resolution,
+    resolve: Callable[[ResolutionRequest], Resolution | None],
+) -> Resolution:
+    """``resolution`` with, first among its ways out, the packages a requirement that no
+    catalog has probably meant, each seen to resolve in the requirement's place; ``source``
+    is every catalog the command knows (``resolve`` applies the request's sources)."""
+    explanation = resolution.explanation
+    if explanation is None:
+        return resolution
+    request = resolution.request
+    chosen = source.restricted(request.sources) if request.sources else source
+    found: list[Suggestion] = []
+    for index, requirement in enumerate(request.required):
+        if source.has_package(requirement.package):
+            continue  # a catalog has it: not a name to correct
+        shown = 0
+        for name, display in closest_packages(chosen, requirement.package):
+            if shown == SHOWN:
+                break
+            meant = f"{name} ({display})" if display and display != name else name
+            ranged = f"{name}@{requirement.versions_text}" if requirement.versions_text else name
+            for spec in dict.fromkeys((ranged, name)):
+                change = ReplaceRequirement(index, spec, ask=meant)
+                try:
+                    changed = change.apply(request)
+                except DeppyError:
+                    continue
+                outcome = resolve(changed)
+                if outcome is None:
+                    return _with(resolution, explanation, found)
+                if outcome.resolved:
+                    found.append(suggestion(change, request))
+                    shown += 1
+                    break
+    return _with(resolution, explanation, found)
+
+
+def _with(resolution: Resolution, explanation: Explanation, found: list[Suggestion]) -> Resolution:
+    if not found:
+        return resolution
+    suggestions = tuple(dict.fromkeys((*found, *explanation.suggestions)))
+    return replace(resolution, explanation=replace(explanation, suggestions=suggestions))
