@@ -4,6 +4,9 @@
   carrying the answer (``observedGeneration`` and ``Resolved``), median and max over --repeats;
 * a burst: --burst ActiveResolutions created at once (back to back), the time until every one
   is answered, and how many were lost (never answered) or errored (not ``Resolved``);
+* Inputs applied together: --inputs subscription Inputs created back to back in one namespace
+  (one ``kubectl apply``), the time until every one is answered (the namespace's quiet period
+  included), and how many resolvesets and pending proposals the unit got (one is the target);
 * the controller's resident memory (VmRSS, and its peak VmHWM) with community loaded, before and
   after the burst.
 
@@ -12,7 +15,7 @@ started here, as the controller tests start them (tests/kube.py, tests/controlle
 stopped at the end. Requests are bounded: --repeats + --burst objects, polled
 every 20 ms.
 
-Usage: python benchmarks/controller.py [--repeats 20] [--burst 100]
+Usage: python benchmarks/controller.py [--repeats 20] [--burst 100] [--inputs 10]
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--burst", type=int, default=100)
+    parser.add_argument("--inputs", type=int, default=10)
     args = parser.parse_args()
     with (
         contextmanager(start_cluster)(SHARED) as kube,
@@ -96,6 +100,7 @@ def main() -> None:
                     f"({len(stream) / 1e6:.0f} MB stream)"
                 )
                 measure(api, kube, controller.process.pid, args.repeats, args.burst)
+                measure_inputs(api, kube, args.inputs)
     print(f"machine: {os.cpu_count()} cores; Python {sys.version.split()[0]}")
 
 
@@ -137,6 +142,54 @@ def measure(api: Kube, kube: KubeCluster, pid: int, repeats: int, burst: int) ->
     )
     rss, peak = memory(pid)
     print(f"controller memory after the burst: RSS {rss:.0f} MB (peak {peak:.0f} MB)")
+
+
+INPUT_PACKAGES = [
+    "etcd",
+    "keda",
+    "kuadrant-operator",
+    "prometheus",
+    "grafana-operator",
+    "argocd-operator",
+    "strimzi-kafka-operator",
+    "cert-manager",
+    "jaeger",
+    "opentelemetry-operator",
+    "redis-operator",
+    "mariadb-operator",
+]
+
+
+def measure_inputs(api: Kube, kube: KubeCluster, count: int) -> None:
+    kube.kubectl("create", "namespace", "together")
+    packages = INPUT_PACKAGES[:count]
+    begin = time.perf_counter()
+    for package in packages:
+        body = {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "Input",
+            "metadata": {"name": package, "namespace": "together"},
+            "spec": {
+                "constraints": [
+                    {"type": "olm.catalog", "value": {"name": "community", "package": package}}
+                ]
+            },
+        }
+        api.create("inputs", body, "together")
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        found = {o["metadata"]["name"]: answered(o) for o in api.list("inputs", "together")}
+        if all(found.get(p) for p in packages):
+            break
+        time.sleep(0.05)
+    total = time.perf_counter() - begin
+    time.sleep(5)  # what the dependencies' generated Inputs bring, then count
+    instances = api.list("instances", "together", labels="deppy.io/unit=subscription")
+    pending = [i for i in instances if (condition(i, "Superseded") or {}).get("status") != "True"]
+    print(
+        f"{count} Inputs created at once: all answered after {total:.2f} s (quiet period "
+        f"included); resolvesets {len(instances)}, pending proposals {len(pending)}"
+    )
 
 
 def ready(api: Kube) -> bool:

@@ -137,3 +137,30 @@ def catalog_object(name: str, source: dict[str, Any], priority: int = 0) -> dict
         "metadata": {"name": name},
         "spec": {"priority": priority, "source": source},
     }
+
+
+def input_class(api: Kube, name: str, parameters: dict[str, Any]) -> None:
+    api.create(
+        "inputclasses",
+        {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "InputClass",
+            "metadata": {"name": name},
+            "parameters": parameters,
+        },
+    )
+
+
+def approval_classes(api: Kube, name: str, policy: str) -> None:
+    """A ProvisionerClass ``name`` with approval ``policy``, and an InputClass ``name`` using it."""
+    api.create(
+        "provisionerclasses",
+        {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "ProvisionerClass",
+            "metadata": {"name": name},
+            "provisioner": "deppy.io/resolver",
+            "parameters": {"approval": policy},
+        },
+    )
+    input_class(api, name, {"provisionerClass": name})

@@ -21,6 +21,7 @@ from deppy.controller.kube import Kube
 from tests.conftest import shared_path
 from tests.controller_env import (
     Controller,
+    approval_classes,
     catalog_object,
     client,
     condition,
@@ -255,7 +256,7 @@ def test_operator_installs_then_upgrades_with_android_approval(env: dict[str, An
         return None
 
     newer = wait_for("the upgrade's Instance", upgraded, log=controller)
-    assert condition(newer, "Approved")["reason"] == "NoNewPermissions"
+    assert condition(newer, "Approved")["reason"] == "ApprovedByPolicy"
     entries = _set_entries(api, ns, newer["metadata"]["name"])
     assert entries[0]["version"] == "1.51.0-1"
     assert entries[0]["properties"][0] == {
@@ -397,25 +398,7 @@ def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> 
     ns = kube.new_namespace("appr")
     for policy in ("DenyAll", "AllowAll"):
         klass = f"{policy.lower()}-{ns}"
-        api.create(
-            "provisionerclasses",
-            {
-                "apiVersion": "deppy.io/v1alpha1",
-                "kind": "ProvisionerClass",
-                "metadata": {"name": klass},
-                "provisioner": "deppy.io/resolver",
-                "parameters": {"approval": policy},
-            },
-        )
-        api.create(
-            "inputclasses",
-            {
-                "apiVersion": "deppy.io/v1alpha1",
-                "kind": "InputClass",
-                "metadata": {"name": klass},
-                "parameters": {"provisionerClass": klass},
-            },
-        )
+        approval_classes(api, klass, policy)
         aws = _package("aws-load-balancer-operator", catalog="small")
         _input(api, ns, policy.lower(), aws, input_class=klass)
 
@@ -431,12 +414,20 @@ def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> 
     allow = found[f"allowall-{ns}"]
     assert (deny["status"], deny["reason"]) == ("False", "ApprovalRequired")
     assert (allow["status"], allow["reason"]) == ("True", "ApprovedByPolicy")
-    # a person approves; the controller never takes it back
-    denied = next(
-        i
-        for i in _instances(api, ns)
-        if i["metadata"]["labels"]["deppy.io/unit"] == f"denyall-{ns}"
+    # a person approves the current proposal; the controller never takes it back
+    current = wait_for(
+        "the Input's current proposal",
+        lambda: (
+            (
+                condition(api.get("instances", _current_set(api, ns, "denyall"), ns), "Approved")
+                or {}
+            ).get("reason")
+            == "ApprovalRequired"
+        ),
+        log=controller,
     )
+    assert current
+    denied = api.get("instances", _current_set(api, ns, "denyall"), ns)
     subprocess_approve(kube, denied["metadata"]["name"], ns)
     constraints = [
         _package("aws-load-balancer-operator", catalog="small"),
@@ -446,6 +437,11 @@ def test_deny_all_waits_for_a_person_allow_all_approves(env: dict[str, Any]) -> 
     _resolved(api, "inputs", ns, "denyall", controller, generation=2)
     later = api.get("instances", denied["metadata"]["name"], ns)
     assert condition(later, "Approved")["reason"] == "ApprovedByUser"
+
+
+def _current_set(api: Kube, ns: str, name: str) -> str:
+    found = api.get("inputs", name, ns) or {}
+    return str(((found.get("status") or {}).get("resolveset") or {}).get("name") or "none")
 
 
 # -- Faults ----------------------------------------------------------------------------------
@@ -472,10 +468,19 @@ def test_an_unavailable_catalog_keeps_the_last_good_result(env: dict[str, Any]) 
             reason = (condition(found, "Resolved") or {}).get("reason")
             return found if reason == "CatalogUnavailable" else None
 
-        down = wait_for("CatalogUnavailable", marked, log=controller)
+        def stale() -> dict[str, Any] | None:
+            found = api.get("activeresolutions", "aws", ns)
+            return (
+                found if (condition(found, "CatalogStale") or {}).get("status") == "True" else None
+            )
+
+        down = wait_for("CatalogStale", stale, log=controller)
+        assert condition(down, "Resolved")["reason"] == "Resolved"  # an outage changes no answer
         assert down["status"]["selection"] == selection
         catalog = api.get("catalogs", name)
         assert condition(catalog, "Ready")["status"] == "False"
+        assert condition(catalog, "Stale")["status"] == "True"
+        assert condition(catalog, "Unavailable")["status"] == "False"
         assert catalog["status"]["bundles"] == 1  # still serving its last good content
         flaky.set_up(True)
         before = down["status"]["catalogs"][0]["digest"]

@@ -13,6 +13,7 @@ from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.fbc import load_catalog
 from deppy.catalog.semver import Version
 from deppy.controller.approval import ALLOW_ALL, DENY_ALL, decide
+from deppy.controller.catalog_cache import CatalogCache
 from deppy.controller.catalog_sources import catalog_source, config_map_files, parse_duration
 from deppy.controller.crds import all_crds
 from deppy.controller.manifests import all_manifests
@@ -249,11 +250,29 @@ def test_android_lists_the_rules_a_new_version_adds() -> None:
         verdict.message
     )
     same = decide("Android", [SetEntry(old, "alpha", pivot_from=old.name)], lambda p, n: old)
-    assert same.approved and same.reason == "NoNewPermissions"
+    assert same.approved and same.reason == "ApprovedByPolicy"
     fresh = decide("Android", [SetEntry(new, "alpha")], lambda p, n: None)
     assert not fresh.approved and "new install" in fresh.message
+    assert fresh.reason == "NewInstall"
     assert decide(ALLOW_ALL, [entry], lambda p, n: None).approved
     assert not decide(DENY_ALL, [entry], lambda p, n: None).approved
+
+
+def test_approval_reasons_say_what_happened(community: CatalogSet) -> None:
+    """A bundle whose catalog carries no CSV is PermissionsUnknown, not PermissionsIncreased;
+    in a set held back for several reasons, added rules come first, and every reason is listed."""
+    etcd = next(iter(community.bundles_of("etcd")))
+    unknown = decide("Android", [SetEntry(etcd, "alpha")], lambda p, n: None)
+    assert (unknown.approved, unknown.reason) == (False, "PermissionsUnknown")
+    assert "carries no CSV" in unknown.message
+    old = _bundle("node-observability-operator-older")
+    new = _bundle("v4.14-node-observability-operator")
+    both = [SetEntry(etcd, "alpha"), SetEntry(new, "alpha", pivot_from=old.name)]
+    mixed = decide("Android", both, lambda p, n: old)
+    assert mixed.reason == "PermissionsIncreased"
+    assert "carries no CSV" in mixed.message and "adds rules" in mixed.message
+    kept = decide("Android", [SetEntry(etcd, "alpha", kept=True)], lambda p, n: None)
+    assert (kept.approved, kept.reason) == (True, "ApprovedByPolicy")
 
 
 def test_a_wildcard_covers_and_a_narrower_rule_is_not_new() -> None:
@@ -278,6 +297,14 @@ def test_resolveset_names_follow_the_content(community: CatalogSet) -> None:
     assert first == again and first.name != other.name
     assert first.name.startswith("subscription-")
     assert '"pivotFrom"' in other.data["resolved.bundles.json"]
+    # the same bundles in another order (Inputs asked in another order): the same resolveset
+    keda = next(iter(community.bundles_of("keda")))
+    pair = [SetEntry(etcd, "alpha"), SetEntry(keda, "alpha")]
+    forward = build("subscription", pair, dry_run=False, provisioner_class="deppy.resolveset")
+    backward = build(
+        "subscription", pair[::-1], dry_run=False, provisioner_class="deppy.resolveset"
+    )
+    assert forward == backward
 
 
 def test_minimal_version_keeps_a_dependency_at_its_lowest(community: CatalogSet) -> None:
@@ -299,3 +326,29 @@ def test_minimal_version_keeps_a_dependency_at_its_lowest(community: CatalogSet)
     assert topology == [
         s.version for s in newest.selection if s.package.endswith("topology-operator")
     ]
+
+
+def test_a_catalog_that_fails_to_reload_serves_its_last_good_content() -> None:
+    """Stale, not unavailable: the content stays in every view, and the view says which catalog,
+    why and the time of the content; only a deleted or never-loaded catalog is unavailable, and
+    one an earlier controller served (a restart during the outage) is waited for."""
+    cache = CatalogCache()
+    small = load_catalog(shared_path("catalogs", EXCERPTS, "jaeger-product"), name="small")
+    cache.loaded("small", small, "sha256:1", "2026-01-01T00:00:00Z")
+    assert cache.view(["small"]).staleness() == (False, "Fresh", "")
+    cache.failed("small", "HTTP 503: down")
+    view = cache.view(["small"])
+    assert view.source is not None and not view.unavailable
+    stale, reason, message = view.staleness(["small"])
+    assert (stale, reason) == (True, "LoadFailed")
+    assert "small" in message and "HTTP 503" in message and "2026-01-01T00:00:00Z" in message
+    assert view.staleness(["other"])[0] is False  # an answer that did not use it is not stale
+    cache.failed("never", "connection refused")
+    assert cache.view(["never"]).unavailable == (("never", "connection refused"),)
+    cache.failed("restarted", "connection refused", served_before=True)
+    waiting = cache.view(["restarted"])
+    assert waiting.waiting == ("restarted",) and not waiting.unavailable
+    assert waiting.waits_for(["restarted"]) and waiting.waits_for([None])
+    assert not cache.view(["small"]).waits_for(["small"])
+    cache.removed("small")
+    assert cache.view(["small"]).unavailable == (("small", "the Catalog was deleted"),)

@@ -179,7 +179,7 @@ def test_mixed_type_yaml_keys_become_text(tmp_path: Path) -> None:
 
 
 def test_dimacs_headers_with_other_digits_are_refused(tmp_path: Path) -> None:
-    for header in ("p cnf ² 1", "p cnf 1 ١", "p cnf 99999999999 1"):
+    for header in ("p cnf ² 1", "p cnf 1 ١", "p cnf 99999999999 1", f"p cnf {'9' * 5001} 1"):
         cnf = tmp_path / "p.cnf"
         cnf.write_text(f"{header}\n1 0\n")
         refused(deppy("solve", str(cnf), home=tmp_path), str(cnf))

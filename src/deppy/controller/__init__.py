@@ -6,7 +6,8 @@ API server. May import everything below the front doors; never ``cli`` or ``serv
 Its modules, by job:
 
 * running: ``runner`` (``deppy controller``: kopf in the foreground), ``handlers`` (one kopf
-  handler per event, each handing the object on), ``runtime`` (what every handler shares),
+  handler per event, each handing the object on), ``namespace_queue`` (namespaces resolved once
+  their events go quiet, retried after a failure), ``runtime`` (what every handler shares),
   ``kube`` (the API door; resourceVersion-guarded status writes), ``conditions``;
 * installing: ``crds`` (the definitions as data), ``manifests`` (``deppy manifests``);
 * catalogs: ``catalog_sources`` (where a Catalog's content comes from), ``catalogs`` (one loaded,
@@ -16,6 +17,7 @@ Its modules, by job:
   calls), ``namespace_sync`` (what units answer, written back), ``instances_status``,
   ``resolveset`` (the ConfigMap, Bundle and Instance handed to a provisioner), ``operators``
   (the Operator porcelain);
-* approval: ``approval`` (the ProvisionerClass policies), ``permissions`` (a CSV's RBAC rules and
-  which are new), ``approval_command`` (``deppy approve``).
+* approval: ``approval`` (the ProvisionerClass policies), ``proposals`` (one pending proposal per
+  unit: older ones superseded), ``permissions`` (a CSV's RBAC rules and which are new),
+  ``approval_command`` (``deppy approve``).
 """

@@ -4,17 +4,19 @@ The answer comes from ``workflows.resolve.resolve_with_options`` — what ``depp
 runs — so the selection and the explanation are the CLI's. Reasons of the ``Resolved``
 condition: ``Resolved``, ``Unsatisfiable`` (with the explanation, text and structured),
 ``InvalidSpec`` (the message names the field), ``CatalogUnavailable`` (a catalog it uses was
-deleted or does not load; the last good selection stays), ``DeadlineExceeded``.
+deleted or never loaded; the last good selection stays), ``DeadlineExceeded``. A catalog that
+fails to reload changes no answer: it serves its last good content, and ``CatalogStale`` True
+says which catalog, why, and the time of the content answered from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deppy.controller.catalog_cache import CatalogCache
-from deppy.controller.conditions import now, set_condition
+from deppy.controller.catalog_cache import CatalogCache, CatalogView
+from deppy.controller.conditions import condition, now, set_condition
 from deppy.controller.requests import active_resolution_request
 from deppy.errors import InputError
 from deppy.explain import explanation_as_dict, explanation_as_text
@@ -28,6 +30,8 @@ UNSATISFIABLE = "Unsatisfiable"
 INVALID_SPEC = "InvalidSpec"
 CATALOG_UNAVAILABLE = "CatalogUnavailable"
 DEADLINE_EXCEEDED = "DeadlineExceeded"
+CATALOG_STALE = "CatalogStale"
+FRESH = (False, "Fresh", "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,7 @@ class Outcome:
     fields: dict[str, Any]
     reason: str
     message: str
+    stale: tuple[bool, str, str] = FRESH  # the CatalogStale condition
 
     def status(self, current: Mapping[str, Any]) -> dict[str, Any] | None:
         """The status patch for ``current`` (None when it moved to another generation)."""
@@ -52,6 +57,7 @@ class Outcome:
             self.message,
             generation=self.generation,
         )
+        conditions = set_condition(conditions, CATALOG_STALE, *self.stale)
         return {**self.fields, "observedGeneration": self.generation, "conditions": conditions}
 
 
@@ -82,18 +88,49 @@ def up_to_date(body: Mapping[str, Any], cache: CatalogCache) -> bool:
     sources = (body.get("spec") or {}).get("sources") or []
     view = cache.view(sources)
     used = [(c.get("name"), c.get("digest")) for c in status.get("catalogs") or ()]
-    return not view.unavailable and used == list(view.used)
+    if view.unavailable or used != list(view.used):
+        return False
+    stale = _staleness(view, sources, status.get("bundles") or (), reason == UNSATISFIABLE)
+    found = condition(body, CATALOG_STALE) or {}
+    return (found.get("status") == "True", found.get("reason"), found.get("message")) == stale
+
+
+def _staleness(
+    view: CatalogView,
+    sources: Sequence[str],
+    bundles: Sequence[Mapping[str, Any]],
+    unsatisfiable: bool = False,
+) -> tuple[bool, str, str]:
+    """Stale: a catalog the question names, or one its answer's bundles come from (for "no
+    solution" over every catalog: any of them)."""
+    if unsatisfiable and not sources:
+        return view.staleness(None)
+    return view.staleness({*sources, *(str(b.get("catalog")) for b in bundles)})
 
 
 def resolve_active_resolution(
     body: Mapping[str, Any], cache: CatalogCache, cluster: ClusterFacts
-) -> Outcome:
+) -> Outcome | None:
+    """The status to write; None to keep the one there (its catalog, served by an earlier
+    controller, has not loaded in this one yet)."""
     generation = int(body["metadata"].get("generation", 0))
     try:
         request, timeout = active_resolution_request(body, cluster)
     except InputError as error:
         return Outcome(generation, {}, INVALID_SPEC, str(error))
     view = cache.view(request.sources)
+    if view.waits_for(request.sources or [None]):
+        status = body.get("status") or {}
+        if status.get("observedGeneration") == generation:
+            return None  # answered from content this process has not loaded yet: keep it
+        missing = ", ".join(view.waiting)
+        return Outcome(
+            generation,
+            {},
+            CATALOG_UNAVAILABLE,
+            f"catalog {missing}: not loaded since the controller started; it is answered when "
+            "the catalog loads",
+        )
     if view.unavailable or view.source is None:
         missing = "; ".join(f"catalog {n}: {why}" for n, why in view.unavailable)
         kept = " (the selection shown is the last good result)" if body.get("status") else ""
@@ -102,6 +139,7 @@ def resolve_active_resolution(
             {},
             CATALOG_UNAVAILABLE,
             (missing or "no Catalog is loaded; create a Catalog") + kept,
+            view.staleness(request.sources),
         )
     catalogs = [{"name": n, "digest": d} for n, d in view.used]
     try:
@@ -128,7 +166,8 @@ def resolve_active_resolution(
         fields["bundles"] = [s.as_dict() for s in resolution.selection or ()]
         fields["explanation"] = None
         count = len(fields["selection"])
-        return Outcome(generation, fields, RESOLVED, f"{count} bundles selected")
+        stale = _staleness(view, request.sources, fields["bundles"])
+        return Outcome(generation, fields, RESOLVED, f"{count} bundles selected", stale)
     explanation = resolution.explanation
     assert explanation is not None
     fields["selection"] = []
@@ -137,4 +176,5 @@ def resolve_active_resolution(
         "text": explanation_as_text(explanation),
         "structured": explanation_as_dict(explanation),
     }
-    return Outcome(generation, fields, UNSATISFIABLE, explanation.summary)
+    stale = _staleness(view, request.sources, (), unsatisfiable=True)
+    return Outcome(generation, fields, UNSATISFIABLE, explanation.summary, stale)

@@ -1,12 +1,14 @@
 """A person's approval of a resolveset Instance: ``Approved`` True, written with the same
-resourceVersion-guarded status patch the controller uses (a concurrent write is never lost)."""
+resourceVersion-guarded status patch the controller uses (a concurrent write is never lost).
+A superseded proposal is refused, naming the Instance to approve instead."""
 
 from __future__ import annotations
 
 import getpass
 
-from deppy.controller.conditions import set_condition
+from deppy.controller.conditions import condition, set_condition
 from deppy.controller.kube import ApiError, Body, Kube
+from deppy.controller.proposals import SUPERSEDED
 from deppy.controller.runner import api_client
 from deppy.errors import InputError
 
@@ -20,6 +22,9 @@ def approve_instance(kubeconfig: str | None, namespace: str, name: str, message:
     text = f"{message} (by {getpass.getuser()})"
 
     def compute(current: Body) -> Body:
+        found = condition(current, SUPERSEDED)
+        if found is not None and found.get("status") == "True":
+            raise InputError(where, str(found.get("message") or "superseded"))
         old = (current.get("status") or {}).get("conditions")
         return {"conditions": set_condition(old, "Approved", True, "ApprovedByUser", text)}
 

@@ -1,10 +1,11 @@
 """The catalogs the controller has loaded: the last good content of each, and its health.
 
 This is the controller's only state besides kopf's, and it is a cache: every replica rebuilds it
-from the Catalog objects. A catalog that fails to load keeps its last good content (and says
-so in its status); resolutions that use an unavailable catalog are not re-resolved against it —
-they are marked ``CatalogUnavailable`` and keep their last result. The set of catalogs a
-resolution sees is built once per combination of contents and reused.
+from the Catalog objects. A catalog that fails to load keeps serving its last good content: an
+outage changes no answer. Resolutions that use it say so (``CatalogStale`` True, naming the
+catalog, the error and when its content was loaded). Only a catalog without content — deleted,
+or never loaded — is unavailable (``CatalogUnavailable``; the last result stays). The set of
+catalogs a resolution sees is built once per combination of contents and reused.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from deppy.catalog.catalog_set import CatalogSet
@@ -28,6 +29,10 @@ class CatalogEntry:
     digest: str = ""
     error: str | None = None  # why it is unavailable now (None: healthy)
     loaded_at: str = ""
+    # content this process never had, though the Catalog's status says an earlier controller
+    # served it (a restart while the source is down): the answers made from it are kept as they
+    # are, neither re-answered nor marked unavailable, until it loads
+    served_before: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +42,26 @@ class CatalogView:
     source: CatalogSet | None
     used: tuple[tuple[str, str], ...]
     unavailable: tuple[tuple[str, str], ...]  # (name, why)
+    stale: tuple[tuple[str, str, str], ...] = ()  # (name, why, loaded at): last good content
+    waiting: tuple[str, ...] = ()  # served before this process, not loaded by it yet
+
+    def waits_for(self, names: Iterable[str | None]) -> bool:
+        """An answer using ``names`` (None among them: any catalog) must wait, not change."""
+        wanted = set(names)
+        return bool(self.waiting) and (None in wanted or bool(wanted & set(self.waiting)))
+
+    def staleness(self, names: Iterable[str | None] | None = None) -> tuple[bool, str, str]:
+        """The ``CatalogStale`` condition (status, reason, message) of an answer that used the
+        catalogs ``names`` (None: every catalog of the view)."""
+        wanted = None if names is None else set(names)
+        found = [s for s in self.stale if wanted is None or s[0] in wanted]
+        if not found:
+            return False, "Fresh", ""
+        text = "; ".join(
+            f"catalog {name} fails to load ({why}): answered from its content loaded at {when}"
+            for name, why, when in found
+        )
+        return True, "LoadFailed", text
 
 
 @dataclass
@@ -63,10 +88,11 @@ class CatalogCache:
                 entry.catalog = dataclasses.replace(entry.catalog, priority=priority)
             return True
 
-    def failed(self, name: str, why: str) -> CatalogEntry:
+    def failed(self, name: str, why: str, *, served_before: bool = False) -> CatalogEntry:
         with self._lock:
             entry = self.entries.setdefault(name, CatalogEntry(name))
             entry.error = why
+            entry.served_before = served_before and entry.catalog is None
             return entry
 
     def removed(self, name: str) -> None:
@@ -81,29 +107,31 @@ class CatalogCache:
     def names(self) -> list[str]:
         return sorted(n for n, e in self.entries.items() if e.catalog is not None)
 
-    def view(self, sources: Sequence[str], *, stale_ok: bool = False) -> CatalogView:
-        """The catalogs named in ``sources`` (all known ones when empty). ``stale_ok``: a catalog
-        that fails to load now still serves its last good content."""
+    def view(self, sources: Sequence[str]) -> CatalogView:
+        """The catalogs named in ``sources`` (all known ones when empty); one that fails to load
+        now serves its last good content, and is listed as stale."""
         with self._lock:
             wanted = list(dict.fromkeys(sources)) or sorted(
                 n for n, e in self.entries.items() if e.catalog is not None or e.error
             )
             unavailable: list[tuple[str, str]] = []
+            waiting: list[str] = []
             usable: list[CatalogEntry] = []
             for name in wanted:
                 entry = self.entries.get(name)
                 if entry is None:
                     why = "the Catalog was deleted" if name in self.deleted else "no such Catalog"
                     unavailable.append((name, why))
-                elif entry.catalog is not None and stale_ok:
-                    usable.append(entry)
-                elif entry.error is not None or entry.catalog is None:
+                elif entry.catalog is None and entry.served_before:
+                    waiting.append(name)
+                elif entry.catalog is None:
                     unavailable.append((name, entry.error or "not loaded yet"))
                 else:
                     usable.append(entry)
             used = tuple((e.name, e.digest) for e in usable)
+            stale = tuple((e.name, e.error, e.loaded_at) for e in usable if e.error is not None)
             if not usable:
-                return CatalogView(None, used, tuple(unavailable))
+                return CatalogView(None, used, tuple(unavailable), stale, tuple(waiting))
             key = tuple((e.name, e.digest, e.catalog.priority) for e in usable if e.catalog)
             found = self._sets.get(key)
             if found is None:
@@ -113,4 +141,4 @@ class CatalogCache:
                     self._sets.popitem(last=False)
             else:
                 self._sets.move_to_end(key)
-            return CatalogView(found, used, tuple(unavailable))
+            return CatalogView(found, used, tuple(unavailable), stale, tuple(waiting))

@@ -1,8 +1,9 @@
 """A Catalog object loaded into the cache, and its status written.
 
 Loading is skipped when the content's digest is unchanged. A load that fails leaves the last good
-content in the cache (``Ready`` False, ``Unavailable`` True, with the reason); the counts and
-digest in the status stay those of the content still served.
+content in the cache and serving (``Ready`` False with the reason, ``Stale`` True naming the time
+of the content served); the counts and digest in the status stay those of that content.
+``Unavailable`` True only when there is no content to serve (it never loaded).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from deppy.controller.catalog_cache import CatalogEntry
 from deppy.controller.catalog_sources import (
     CatalogSource,
     catalog_source,
@@ -45,8 +47,8 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
     try:
         changed, fields = _load(runtime, source)
     except (OSError, InputError, ApiError) as error:
-        entry = runtime.cache.failed(name, str(error))
-        log.warning("catalog %s: %s", name, error)
+        served = bool((body.get("status") or {}).get("digest"))
+        entry = catalog_failed(runtime, name, error, was_healthy=was_healthy, served=served)
         if write:
             kept = f" (serving the content loaded at {entry.loaded_at})" if entry.catalog else ""
             _write(runtime, body, "LoadFailed", f"{error}{kept}", {"lastAttemptTime": now()})
@@ -54,6 +56,23 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
     if write:
         _write(runtime, body, "Loaded", f"loaded from {source.where}", fields)
     return changed or before != runtime.cache.digest(name) or not was_healthy
+
+
+def catalog_failed(
+    runtime: Runtime, name: str, error: Exception, *, was_healthy: bool, served: bool
+) -> CatalogEntry:
+    """A load failed: the last good content (if any) keeps serving, and the answers that use it
+    will say ``CatalogStale``. ``was_healthy``: this is the moment the catalog went stale.
+    ``served``: an earlier controller served content (the status has a digest), so the answers
+    made from it wait for this process to load it rather than becoming unavailable."""
+    entry = runtime.cache.failed(name, str(error), served_before=served)
+    if was_healthy and entry.catalog is not None:
+        log.warning(
+            "catalog %s is stale: %s (serving the content of %s)", name, error, entry.loaded_at
+        )
+    else:
+        log.warning("catalog %s: %s", name, error)
+    return entry
 
 
 def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]]:
@@ -134,6 +153,9 @@ def _write(
 ) -> None:
     generation = body["metadata"].get("generation", 0)
     ready = reason == "Loaded"
+    entry = runtime.cache.entries.get(body["metadata"]["name"])
+    serving = entry is not None and entry.catalog is not None
+    stale = not ready and serving
 
     def compute(current: Body) -> Body | None:
         old = (current.get("status") or {}).get("conditions")
@@ -141,9 +163,17 @@ def _write(
         conditions = set_condition(
             conditions,
             "Unavailable",
-            not ready,
+            not ready and not serving,
             reason,
-            "" if ready else message,
+            "" if ready or serving else message,
+            generation=generation,
+        )
+        conditions = set_condition(
+            conditions,
+            "Stale",
+            stale,
+            reason if stale else "Fresh",
+            message if stale else "",
             generation=generation,
         )
         return {**fields, "observedGeneration": generation, "conditions": conditions}

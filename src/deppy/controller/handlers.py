@@ -4,14 +4,17 @@ from the catalog cache: everything else is read from the API server each time.
 
 A failure the user caused never reaches the log as a traceback: it is a status condition. An API
 error (the server restarting, a conflict that kept recurring) becomes a kopf TemporaryError, so
-kopf retries the handler later with one log line.
+kopf retries the handler later with one log line. Inputs, Operators and Instances only ask for
+their namespace to be resolved (``namespace_queue``: after a quiet period, on its own threads,
+retried on failure). Timers look at every namespace with Inputs and every ActiveResolution again
+every ``RECHECK_SECONDS``: level-based, so an answer never waits for an event a stall made the
+controller miss.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +24,7 @@ from deppy.controller.active_resolutions import resolve_active_resolution, up_to
 from deppy.controller.catalogs import load_catalog, poll_due
 from deppy.controller.crds import GROUP, VERSION
 from deppy.controller.kube import ApiError
+from deppy.controller.namespace_queue import NamespaceQueue
 from deppy.controller.namespace_sync import reconcile_namespace
 from deppy.controller.operators import ensure_input, operators_of, refresh_status
 from deppy.controller.runtime import Runtime
@@ -28,6 +32,12 @@ from deppy.controller.runtime import Runtime
 log = logging.getLogger("deppy.controller")
 RETRY_DELAY = 10.0
 POLL_SECONDS = 15.0
+# Level-based: every object is looked at again this often, so an answer never waits for an event
+# that a stall (API server or etcd frozen, a watch reconnecting) made the controller miss. What
+# is already answered for its generation and catalog contents costs a read and nothing more.
+RECHECK_SECONDS = 60.0
+# the first look one interval after kopf notices the object: its create/resume handler answers it
+RECHECK: dict[str, Any] = {"interval": RECHECK_SECONDS, "initial_delay": RECHECK_SECONDS}
 
 
 def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
@@ -45,37 +55,6 @@ def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
-class Coalescer:
-    """At most one resolution of a namespace runs; requests arriving meanwhile make it run once
-    more when it ends (a burst of 100 events costs two resolutions, not 100)."""
-
-    def __init__(self, work: Callable[[str], None]) -> None:
-        self.work = work
-        self.running: set[str] = set()
-        self.pending: set[str] = set()
-        self.guard = threading.Lock()
-
-    def request(self, namespace: str) -> None:
-        with self.guard:
-            if namespace in self.running:
-                self.pending.add(namespace)
-                return
-            self.running.add(namespace)
-        try:
-            while True:
-                self.work(namespace)
-                with self.guard:
-                    if namespace not in self.pending:
-                        self.running.discard(namespace)
-                        return
-                    self.pending.discard(namespace)
-        except BaseException:
-            with self.guard:
-                self.running.discard(namespace)
-                self.pending.discard(namespace)
-            raise
-
-
 def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     kube = runtime.kube
 
@@ -84,12 +63,14 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         for body in operators_of(runtime, namespace):
             refresh_status(runtime, body)
 
-    namespaces = Coalescer(namespace_work)
+    namespaces = NamespaceQueue(namespace_work)
 
     def active_resolution(body: dict[str, Any]) -> None:
         if up_to_date(body, runtime.cache):
             return
         outcome = resolve_active_resolution(body, runtime.cache, runtime.cluster)
+        if outcome is None:
+            return
         meta = body["metadata"]
         kube.update_status("activeresolutions", meta["name"], meta["namespace"], outcome.status)
 
@@ -113,11 +94,22 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
             prefix="kopf.deppy.io"
         )
         settings.posting.level = logging.WARNING
+        # a frozen API server must not hang a watch or a call for ever: kopf reconnects a watch
+        # that is silent past its inactivity timeout; calls time out and are retried
         settings.watching.server_timeout = 300
+        settings.watching.client_timeout = 330
+        settings.watching.connect_timeout = 15
+        settings.networking.request_timeout = 60
+        settings.networking.connect_timeout = 15
         settings.execution.max_workers = 4
+        namespaces.start()
         runtime.read_cluster_versions()
         for body in kube.list("catalogs"):
             load_catalog(runtime, body, write=False)
+
+    @kopf.on.cleanup(registry=registry)
+    def cleanup(**_: Any) -> None:
+        namespaces.stop()
 
     @kopf.on.login(registry=registry)
     def login(**_: Any) -> kopf.ConnectionInfo:
@@ -167,6 +159,11 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     def active_resolution_changed(body: dict[str, Any], **_: Any) -> None:
         active_resolution(body)
 
+    @kopf.on.timer(GROUP, VERSION, "activeresolutions", **RECHECK, registry=registry)
+    @_guarded
+    def active_resolution_recheck(body: dict[str, Any], **_: Any) -> None:
+        active_resolution(body)
+
     # -- Input, Operator, Instance, InputClass: the namespace resolves again ------------------
     @kopf.on.resume(GROUP, VERSION, "inputs", registry=registry)
     @kopf.on.create(GROUP, VERSION, "inputs", registry=registry)
@@ -174,6 +171,11 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @_guarded
     def input_changed(namespace: str, **_: Any) -> None:
         namespaces.request(namespace)
+
+    @kopf.on.timer(GROUP, VERSION, "inputs", **RECHECK, registry=registry)
+    def input_recheck(namespace: str | None, **_: Any) -> None:
+        if namespace is not None:
+            namespaces.request(namespace)  # a namespace's Inputs make one request, not one each
 
     @kopf.on.event(GROUP, VERSION, "inputs", registry=registry)
     @_guarded
@@ -190,6 +192,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.resume(GROUP, VERSION, "operators", registry=registry)
     @kopf.on.create(GROUP, VERSION, "operators", registry=registry)
     @kopf.on.update(GROUP, VERSION, "operators", field="spec", registry=registry)
+    @kopf.on.timer(GROUP, VERSION, "operators", id="recheck", **RECHECK, registry=registry)
     @_guarded
     def operator_changed(body: dict[str, Any], **_: Any) -> None:
         if ensure_input(runtime, body) is not None:

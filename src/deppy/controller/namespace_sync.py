@@ -9,7 +9,7 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.cluster import ClusterInstalled, ClusterState, installed_from_state
-from deppy.controller import approval
+from deppy.controller import approval, proposals
 from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
 from deppy.controller.crds import API_VERSION
 from deppy.controller.kube import ApiError, Kube
@@ -28,7 +28,14 @@ from deppy.controller.resolveset import (
     read_bundles_json,
 )
 from deppy.controller.runtime import Runtime
-from deppy.controller.units import Held, UnitOutcome, name_of, resolve_unit, units_of
+from deppy.controller.units import (
+    WAITING,
+    Held,
+    UnitOutcome,
+    name_of,
+    resolve_unit,
+    units_of,
+)
 from deppy.resolution.request import InstalledBundle
 from deppy.resolution.request_parsing import parse_version
 
@@ -43,7 +50,7 @@ def held_bundles(instances: Sequence[Body], config_maps: Mapping[str, Body]) -> 
     newest: dict[str, Body] = {}
     for instance in instances:
         unit = instance["metadata"].get("labels", {}).get(UNIT_LABEL)
-        if unit is None or not is_true(instance, "Approved"):
+        if unit is None or not is_true(instance, "Approved") or proposals.is_superseded(instance):
             continue
         known = newest.get(unit)
         if known is None or _created(instance) > _created(known):
@@ -114,13 +121,8 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
         i for i in kube.list("inputs", namespace) if not i["metadata"].get("deletionTimestamp")
     ]
     classes = {name_of(c): c for c in kube.list("inputclasses")}
-    instances = kube.list("instances", namespace, labels=MANAGED)
-    config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}
-    held = held_bundles(instances, config_maps)
     on_cluster = installed_on_cluster(kube, namespace)
-    if on_cluster is not None:
-        mine = {h.installed.package for h in held}
-        held += [Held("", i) for i in on_cluster.installed if i.package not in mine]
+    every_instance, held = _held(kube, namespace, on_cluster)
     units, errors = units_of(inputs, classes)
     by_name = {name_of(i): i for i in inputs}
     for name, message in errors.items():
@@ -128,19 +130,74 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
     for unit in units:
         catalog = on_cluster.catalog if on_cluster is not None else None
         outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster, catalog)
-        _apply(runtime, namespace, outcome, by_name)
+        approved = _apply(runtime, namespace, outcome, by_name)
+        if outcome.current is not None:
+            _retire(kube, namespace, outcome.unit.key, outcome.current, every_instance)
+        elif not approved:
+            _supersede(kube, namespace, outcome, every_instance)
+        elif outcome.resolveset is not None and not outcome.resolveset.dry_run:
+            # approved at once: the next units see it installed now, not one pass later
+            every_instance, held = _held(kube, namespace, on_cluster)
+
+
+def _held(
+    kube: Kube, namespace: str, on_cluster: ClusterInstalled | None
+) -> tuple[list[Doc], list[Held]]:
+    """The namespace's resolveset Instances, and what is installed: what approved Instances
+    hold (approvals of superseded proposals answered first) and what was installed by hand."""
+    every_instance = kube.list("instances", namespace, labels=MANAGED)
+    instances = proposals.refuse_superseded_approvals(kube, every_instance)
+    config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}
+    held = held_bundles(instances, config_maps)
+    if on_cluster is not None:
+        mine = {h.installed.package for h in held}
+        held += [Held("", i) for i in on_cluster.installed if i.package not in mine]
+    return every_instance, held
+
+
+def _of_unit(instances: Sequence[Body], unit: str) -> list[Body]:
+    label = label_value(unit)
+    return [i for i in instances if i["metadata"].get("labels", {}).get(UNIT_LABEL) == label]
+
+
+def _retire(kube: Kube, namespace: str, unit: str, current: str, instances: Sequence[Body]) -> None:
+    """The approved set is the unit's answer: every other resolveset of the unit goes (older
+    approved ones, and proposals a person approved this one over)."""
+    if any(name_of(i) != current for i in _of_unit(instances, unit)):
+        _remove_older(kube, namespace, unit, current)
+
+
+def _supersede(kube: Kube, namespace: str, outcome: UnitOutcome, instances: Sequence[Body]) -> None:
+    """When the unit has a definite answer, its other pending proposals are superseded."""
+    mine = _of_unit(instances, outcome.unit.key)
+    if outcome.resolveset is not None and not outcome.resolveset.dry_run:
+        current: str | None = outcome.resolveset.name
+        why = "a newer answer for the unit's Inputs"
+    elif outcome.reason == "Unsatisfiable":
+        current, why = None, "the unit's Inputs have no solution now"
+    else:
+        return  # no answer now (a catalog missing, a deadline): the proposals stay as they are
+    if mine:
+        proposals.supersede_pending(kube, mine, namespace, current, why)
 
 
 def _apply(
     runtime: Runtime, namespace: str, outcome: UnitOutcome, by_name: Mapping[str, Body]
-) -> None:
+) -> bool:
+    """Write the unit's answer; True when a new resolveset was approved (the older ones of the
+    unit are then removed)."""
     kube = runtime.kube
+    approved = False
+    if outcome.reason == WAITING:
+        return approved
     for name, message in outcome.errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
     members = list(outcome.unit.inputs)
     refs: dict[str, Any] = {}
     if outcome.resolveset is not None and members:
-        refs = _ensure_resolveset(runtime, namespace, outcome.resolveset, members, outcome)
+        refs, approved = _ensure_resolveset(
+            runtime, namespace, outcome.resolveset, members, outcome
+        )
     elif outcome.current is not None:
         owners = [
             owner_reference({**m, "apiVersion": API_VERSION, "kind": "Input"}) for m in members
@@ -169,14 +226,22 @@ def _apply(
             fields["explanation"] = None
         if refs:
             fields["resolveset"] = refs
-        _write_input(kube, body, outcome.reason, outcome.message, fields)
+        _write_input(kube, body, outcome.reason, outcome.message, fields, outcome.stale)
     if outcome.reason == "Resolved" and outcome.unit.params.generate_inputs:
         _generate_dependency_inputs(kube, namespace, [outcome])
+    return approved
 
 
 def _write_input(
-    kube: Kube, body: Body, reason: str, message: str, fields: Mapping[str, Any]
+    kube: Kube,
+    body: Body,
+    reason: str,
+    message: str,
+    fields: Mapping[str, Any],
+    stale: tuple[bool, str, str] = (False, "Fresh", ""),
 ) -> None:
+    """The Input's ``Resolved``, ``ResolutionFailed`` and ``CatalogStale`` conditions and
+    fields, written only when they change."""
     generation = body["metadata"].get("generation", 0)
     failed_text = (fields.get("explanation") or {}).get("text") or message
 
@@ -200,6 +265,7 @@ def _write_input(
             failed_text if reason == "Unsatisfiable" else "",
             generation=generation,
         )
+        conditions = set_condition(conditions, "CatalogStale", *stale)
         unchanged = (
             old.get("observedGeneration") == generation
             and same_conditions(old.get("conditions") or [], conditions)
@@ -233,7 +299,7 @@ def _ensure_resolveset(
     resolveset: Resolveset,
     members: Sequence[Body],
     outcome: UnitOutcome,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], bool]:
     kube = runtime.kube
     owners = [{**m, "apiVersion": API_VERSION, "kind": "Input"} for m in members]
     _ensure(kube, "configmaps", config_map_body(resolveset, namespace, owners), namespace)
@@ -246,15 +312,20 @@ def _ensure_resolveset(
     }
     approved = True
     if not resolveset.dry_run:
-        instance = _ensure(
-            kube, "instances", instance_body(resolveset, namespace, owners), namespace
-        )
+        instance = _propose(kube, resolveset, namespace, owners)
         instance = _approve(runtime, instance, outcome) or instance
         approved = is_true(instance, "Approved")
         refs["conditions"] = [c for c in [condition(instance, "Approved")] if c]
     if approved:
-        _remove_older(kube, namespace, resolveset)
-    return refs
+        _remove_older(kube, namespace, resolveset.unit, resolveset.name)
+    return refs, approved
+
+
+def _propose(kube: Kube, resolveset: Resolveset, namespace: str, owners: Sequence[Doc]) -> Doc:
+    """The unit's current proposal: its Instance created (or found, the names being the
+    content's hash), and no longer superseded if an earlier answer had replaced it."""
+    instance = _ensure(kube, "instances", instance_body(resolveset, namespace, owners), namespace)
+    return proposals.revive(kube, instance)
 
 
 def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | None:
@@ -265,7 +336,7 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
     class_name = outcome.unit.params.provisioner_class
     provisioner = kube.get("provisionerclasses", class_name)
     policy = ((provisioner or {}).get("parameters") or {}).get("approval") or approval.ANDROID
-    source = runtime.cache.view(()).source
+    source = runtime.cache.view(()).source  # a stale catalog's last good content counts
 
     def replaced(package: str, name: str) -> Bundle | None:
         if source is None:
@@ -289,11 +360,10 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
     )
 
 
-def _remove_older(kube: Kube, namespace: str, current: Resolveset) -> None:
-    unit = label_value(current.unit)
-    selector = f"{MANAGED},{UNIT_LABEL}={unit}"
+def _remove_older(kube: Kube, namespace: str, unit: str, current: str) -> None:
+    selector = f"{MANAGED},{UNIT_LABEL}={label_value(unit)}"
     for plural in ("instances", "bundles", "configmaps"):
-        keep = current.config_map_name if plural == "configmaps" else current.name
+        keep = f"{current}-content" if plural == "configmaps" else current
         for body in kube.list(plural, namespace, labels=selector):
             if name_of(body) != keep:
                 kube.delete(plural, name_of(body), namespace)

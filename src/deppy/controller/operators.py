@@ -1,6 +1,7 @@
 """The Operator porcelain: it owns an Input of the same name, and its status shows what is
 installed, the updates it could take (``deppy upgrades``' logic: along the channel, and those
-needing a channel change — ``CrossChannelUpdateFound``) and the refs of its components."""
+needing a channel change — ``CrossChannelUpdateFound``) and the refs of its components. A catalog
+that fails to reload still answers from its last good content, and ``CatalogStale`` says so."""
 
 from __future__ import annotations
 
@@ -98,10 +99,15 @@ def refresh_status(runtime: Runtime, body: Body) -> None:
         "installed": "",
         "updates": [],
     }
-    source = runtime.cache.view(()).source
+    view = runtime.cache.view(())  # a catalog failing to reload serves its last good content
+    source = view.source
+    named = ((body.get("spec") or {}).get("catalog") or {}).get("name")
+    stale = view.staleness({named, *(h.installed.catalog for h in held)} - {None})
+    if view.waits_for({named, *(h.installed.catalog for h in held)}):
+        return  # its catalog has not loaded in this controller yet: the status stays
     if not held or source is None:
         why = "not installed yet (no approved Instance holds it)" if not held else "no catalog"
-        _write(runtime, body, fields, "NotInstalled", why, status="Unknown")
+        _write(runtime, body, fields, "NotInstalled", why, status="Unknown", stale=stale)
         return
     installed = held[0].installed
     fields["installed"] = installed.bundle or f"{package}.v{installed.version}"
@@ -109,7 +115,9 @@ def refresh_status(runtime: Runtime, body: Body) -> None:
     report = reports[0]
     fields["updates"] = updates_of(report, package)
     reason, message, available = update_condition(report)
-    _write(runtime, body, fields, reason, message, status="True" if available else "False")
+    _write(
+        runtime, body, fields, reason, message, status="True" if available else "False", stale=stale
+    )
 
 
 def updates_of(report: UpgradeReport, package: str) -> list[dict[str, Any]]:
@@ -166,7 +174,9 @@ def _write(
     message: str,
     *,
     status: str = "False",
+    stale: tuple[bool, str, str] | None = None,
 ) -> None:
+    """``UpdateAvailable`` (or ``Valid`` False for an invalid spec) and ``CatalogStale``."""
     generation = body["metadata"].get("generation", 0)
 
     def compute(current: Body) -> Body | None:
@@ -178,6 +188,8 @@ def _write(
         )
         if reason != "InvalidSpec" and condition(current, "Valid") is not None:
             conditions = set_condition(conditions, "Valid", True, "Valid", "")
+        if stale is not None:
+            conditions = set_condition(conditions, "CatalogStale", *stale)
         if (
             same_conditions(old.get("conditions") or [], conditions)
             and all(old.get(k) == v for k, v in fields.items())

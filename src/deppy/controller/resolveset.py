@@ -116,7 +116,10 @@ def build(
     trace: bytes | None = None,
     whatif: Mapping[str, Any] | None = None,
 ) -> Resolveset:
-    data = {BUNDLES_KEY: bundles_json(entries)}
+    # by package: the same bundles make the same content (and name) whatever order the Inputs
+    # asked in (a dependency's generated Input turns it from a dependency into a requirement)
+    ordered = sorted(entries, key=lambda e: (e.bundle.package, e.bundle.name))
+    data = {BUNDLES_KEY: bundles_json(ordered)}
     if whatif is not None:
         data[WHATIF_KEY] = orjson.dumps(whatif, option=orjson.OPT_SORT_KEYS).decode()
     binary: dict[str, str] = {}

@@ -78,6 +78,15 @@ class UnitOutcome:
     wanted_by: dict[str, list[RequiredPackage]] = field(default_factory=dict)
     explanation: dict[str, Any] | None = None
     current: str | None = None  # the approved resolveset already holding exactly this answer
+    stale: tuple[bool, str, str] = (False, "Fresh", "")  # the CatalogStale condition
+
+
+WAITING = "Waiting"  # an outcome that writes nothing: see CatalogEntry.served_before
+
+
+def _answered(body: Body) -> bool:
+    status = body.get("status") or {}
+    return bool(status.get("observedGeneration") == body["metadata"].get("generation"))
 
 
 def name_of(body: Body) -> str:
@@ -123,7 +132,7 @@ def resolve_unit(
 ) -> UnitOutcome:
     """``on_cluster``: the operators installed by hand, as bundles (cluster/'s synthetic
     catalog), laid over the Catalogs so they count like any other bundle."""
-    view = cache.view((), stale_ok=True)
+    view = cache.view(())
     source: BundleSource | None = view.source
     if source is not None and on_cluster is not None:
         source = Overlay(CatalogSet([on_cluster]), source)
@@ -146,6 +155,19 @@ def resolve_unit(
     if not members:
         outcome.reason, outcome.message = "InvalidSpec", "every Input of the unit is invalid"
         return outcome
+    names = {r.catalog for r in required} | {
+        h.installed.catalog for h in held if h.unit == unit.key
+    }
+    if view.waits_for(names):
+        if all(_answered(body) for body in members):
+            outcome.reason = WAITING  # keep the answers made from content not loaded here yet
+            return outcome
+        outcome.reason = "CatalogUnavailable"
+        outcome.message = (
+            f"catalog {', '.join(view.waiting)}: not loaded since the controller started; the "
+            "unit is answered when it loads"
+        )
+        return outcome
     missing = _unavailable_in_use(cache, required, held, unit.key)
     if missing:
         outcome.reason = "CatalogUnavailable"
@@ -162,8 +184,16 @@ def resolve_unit(
         cluster=next_cluster(facts) if params.next_cluster else facts,
     )
     if params.force:
-        return _forced(outcome, source, request, held)
-    return _solved(outcome, source, request, held, facts)
+        outcome = _forced(outcome, source, request, held)
+    else:
+        outcome = _solved(outcome, source, request, held, facts)
+    # stale: a catalog the Inputs name or the answer's bundles come from (for "no solution"
+    # without named catalogs: any catalog, since all of them were searched)
+    named = {r.catalog for r in required} | {e.bundle.catalog for e in outcome.entries}
+    named.discard(None)
+    unsolved = outcome.reason == "Unsatisfiable" and not named
+    outcome.stale = view.staleness(None if unsolved else named)
+    return outcome
 
 
 def _unavailable_in_use(
@@ -173,7 +203,7 @@ def _unavailable_in_use(
     content: deleted, or never loaded. A catalog failing now serves its last good content."""
     named = {r.catalog for r in required} | {h.installed.catalog for h in held if h.unit == unit}
     names = sorted(n for n in named if n is not None)
-    return list(cache.view(names, stale_ok=True).unavailable) if names else []
+    return list(cache.view(names).unavailable) if names else []
 
 
 def _forced(

@@ -71,15 +71,21 @@ def variables_from_dimacs(text: str, where: str) -> list[Variable]:
     return [Variable(str(v), constraints[v]) for v in used]
 
 
+def _count(digits: str) -> str:
+    return digits if len(digits) <= 15 else f"{digits[:6]}…({len(digits)} digits)"
+
+
 def _header(line: str, where: str) -> int:
     match = _HEADER.fullmatch(line)
     if match is None:
         raise InputError(where, f"bad header {excerpt(line)}", "write 'p cnf VARIABLES CLAUSES'")
-    variables, clauses = (int(group) for group in match.groups())
+    texts = [group.lstrip("0") or "0" for group in match.groups()]
+    # a count past 12 digits is over any limit: never convert it (Python refuses > 4,300 digits)
+    variables, clauses = (int(t) if len(t) <= 12 else MAX_CLAUSES + 1 for t in texts)
     if variables > MAX_VARIABLES or clauses > MAX_CLAUSES:
         raise InputError(
             where,
-            f"the header declares {excerpt(variables)} variables and {excerpt(clauses)} clauses; "
+            f"the header declares {_count(texts[0])} variables and {_count(texts[1])} clauses; "
             f"deppy reads at most {MAX_VARIABLES:,} variables and {MAX_CLAUSES:,} clauses",
             "split the problem",
         )
