@@ -112,9 +112,12 @@ APPS = Path(__file__).resolve().parent / "data" / "olm" / "cli" / "apps"
 
 def test_load_problems_are_listed_once_then_one_line_and_quiet_with_q() -> None:
     code, _, err = cli("catalog", "add", "tricky", str(TRICKY))
-    listed = "deppy: warning: catalog tricky:\n  1 invalid object skipped\n  1 entry kept without"
+    listed = (
+        "deppy: warning: catalog tricky:\n  1 invalid object skipped\n"
+        "  1 integer kept without its exact digits\n  1 entry kept without"
+    )
     assert code == 0 and err.startswith(listed), err
-    problem = "deppy: warning: catalog tricky: 3 load problems (1 skipped, 2 kept in part)"
+    problem = "deppy: warning: catalog tricky: 4 load problems (1 skipped, 3 kept in part)"
     for args in (("resolve", "--require", "beta"), ("show", "beta"), ("search", "beta")):
         code, out, err = cli(*args)
         assert code == 0, err
@@ -123,9 +126,9 @@ def test_load_problems_are_listed_once_then_one_line_and_quiet_with_q() -> None:
         code, out, err = cli(*args, "-q")
         assert (code, err) == (0, ""), args
     code, out, _ = cli("catalog", "problems", "tricky")
-    assert code == 1 and len(out.splitlines()) == 3 and "alpha.broken" in out
+    assert code == 1 and len(out.splitlines()) == 4 and "alpha.broken" in out
     code, out, _ = cli("catalog", "problems", str(TRICKY), "-o", "json")
-    assert code == 1 and len(json.loads(out)["problems"]) == 3
+    assert code == 1 and len(json.loads(out)["problems"]) == 4
     code, out, _ = cli("catalog", "problems", "nothing-here")
     assert code == 2
 

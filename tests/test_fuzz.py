@@ -741,3 +741,87 @@ def test_cel_rules_in_a_catalog_to_every_output(rule: str, output: str) -> None:
             assert len(errors) <= 1 and "Traceback" not in result.stderr, result.stderr[-500:]
 
         checked("CEL in a catalog", run)
+
+
+# -- catalog values carried to every output format (issue 19, item 2) --------------------------
+# What a YAML catalog may hold in a property value — bytes, integers past 64 bits, timestamps,
+# NaN, sets, odd keys — must reach every writer as a JSON value or be refused at the guard.
+
+CATALOG_VALUES = st.sampled_from(
+    [
+        "!!binary aGVsbG8=",
+        "123456789012345678901234567890",
+        "-99999999999999999999",
+        "18446744073709551615",
+        "1" + "0" * 400,
+        "2021-03-04T05:06:07Z",
+        "2021-03-04",
+        "2001-12-14 21:59:43.10 -5",
+        ".nan",
+        "-.inf",
+        "1.0e+400",
+        "!!set {a, b}",
+        "!!omap [{a: 1}]",
+        "0o17",
+        "0x_1F",
+        "190:20:30",
+        "~",
+        "yes",
+        '"\\u00e9\\U0001F600"',
+        '"\\ud800"',
+        "{1: a, true: b, null: c, 2021-03-04: d, 1.5: e}",
+        "[&x a, *x]",
+        "!!str 1",
+        "!custom x",
+        "'\x1b[31m'",
+    ]
+)
+VALUE_OUTPUTS = [
+    ("resolve", "json"),
+    ("resolve", "yaml"),
+    ("resolve", "text"),
+    ("resolve", "table"),
+    ("resolve", "html"),
+    ("show", "json"),
+    ("show", "yaml"),
+    ("show", "text"),
+]
+
+
+@given(st.lists(CATALOG_VALUES, min_size=1, max_size=3), st.sampled_from(VALUE_OUTPUTS))
+def test_catalog_values_reach_every_output_format(
+    values: list[str], output: tuple[str, str]
+) -> None:
+    from click.testing import CliRunner
+
+    from deppy.cli.main import cli, register_commands
+
+    register_commands()
+    properties = "".join(
+        f"  - {{type: custom.v{i}, value: {value}}}\n" for i, value in enumerate(values)
+    )
+    catalog = (
+        "schema: olm.package\nname: demo\ndefaultChannel: stable\n---\n"
+        "schema: olm.channel\npackage: demo\nname: stable\nentries:\n  - name: demo.v1.0.0\n---\n"
+        "schema: olm.bundle\nname: demo.v1.0.0\npackage: demo\nimage: quay.io/demo:1.0.0\n"
+        "properties:\n  - {type: olm.package, value: {packageName: demo, version: 1.0.0}}\n"
+        + properties
+    )
+    command, form = output
+    with in_file(catalog.encode(), "catalog.yaml") as path:
+        args = ["--catalog", str(path.parent), "-o", form]
+        argv = (
+            ["resolve", *args, "--require", "demo"]
+            if command == "resolve"
+            else ["show", "demo", *args]
+        )
+
+        def run() -> None:
+            result = CliRunner().invoke(cli, argv, env={"DEPPY_CACHE": "off"})
+            if result.exception is not None and not isinstance(result.exception, SystemExit):
+                raise result.exception
+            assert result.exit_code in (0, 1, 2), result.output
+            if result.exit_code == 2:
+                assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+        checked("catalog values", run)

@@ -83,7 +83,7 @@ def test_add_list_load_round_trip_is_exact(home: Path) -> None:
     assert [c.name for c in store.list()] == ["apps", "infra", "tricky"]  # priority, then name
     tricky = store.find("tricky")
     assert tricky is not None
-    assert (tricky.packages, tricky.channels, tricky.bundles, tricky.problems) == (3, 4, 5, 3)
+    assert (tricky.packages, tricky.channels, tricky.bundles, tricky.problems) == (3, 4, 5, 4)
     assert tricky.path == str(TRICKY) and tricky.priority == 0
     for catalog in loaded:
         assert_same_catalog(store.load_catalog(catalog.name), catalog)

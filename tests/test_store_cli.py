@@ -102,7 +102,7 @@ def test_add_reports_skipped_objects_and_keeps_the_valid_ones() -> None:
     assert err.startswith("deppy: warning: catalog tricky:\n  1 invalid object skipped\n")
     assert "  1 entry kept without its skipRange\n  1 package kept without its default" in err
     assert "alpha.broken" in err
-    assert listed()[0]["problems"] == 3 and listed()[0]["bundles"] == 5
+    assert listed()[0]["problems"] == 4 and listed()[0]["bundles"] == 5
 
 
 @pytest.mark.parametrize(

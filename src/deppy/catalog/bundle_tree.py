@@ -11,12 +11,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from deppy.catalog.bundle_dir import BundleDir, load_bundle_dir, looks_like_bundle_dir
 from deppy.catalog.model import Bundle, Catalog, Channel, ChannelEntry, LoadProblem, Package
 from deppy.catalog.properties import parse_range
 from deppy.catalog.semver import VersionError
 from deppy.errors import InputError
+
+if TYPE_CHECKING:
+    from deppy.catalog.fbc.cache import ParsedCache
 
 
 def bundle_dirs_in(path: str | os.PathLike[str]) -> list[Path]:
@@ -133,11 +137,16 @@ def load_bundle_tree(
 
 
 def load_any_catalog(
-    path: str | os.PathLike[str], *, name: str | None = None, priority: int = 0
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    priority: int = 0,
+    cache: ParsedCache | None = None,
 ) -> Catalog:
-    """A File-Based Catalog, or a tree of older-format bundle directories."""
+    """A File-Based Catalog (read through the parsed-catalog ``cache`` when given), or a tree
+    of older-format bundle directories."""
     if is_bundle_tree(path):
         return load_bundle_tree(path, name=name, priority=priority)
     from deppy.catalog.fbc import load_catalog
 
-    return load_catalog(path, name=name, priority=priority)
+    return load_catalog(path, name=name, priority=priority, cache=cache)

@@ -221,8 +221,9 @@ class _Steps:
 
             return load_url_catalog(location, name=name, priority=priority)
         from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
+        from deppy.workflows.catalog_loading import parsed_cache
 
-        return load_catalog(Path(location), name=name, priority=priority)
+        return load_catalog(Path(location), name=name, priority=priority, cache=parsed_cache())
 
     def storing(self, done: int, total: int) -> None:
         if self._show is not None:

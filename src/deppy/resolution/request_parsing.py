@@ -48,6 +48,7 @@ class CatalogSpec:
 
 
 def _split(spec: str, where: str, keys: tuple[str, ...]) -> tuple[str, str | None, dict[str, str]]:
+    _check_text(spec, where)
     head, *options = spec.split(",")
     package, _, version = head.partition("@")
     package = package.strip()
@@ -69,6 +70,15 @@ def _split(spec: str, where: str, keys: tuple[str, ...]) -> tuple[str, str | Non
             )
         found[key] = value.strip()
     return package, (version.strip() if "@" in head else None), found
+
+
+def _check_text(spec: str, where: str) -> None:
+    """A spec from a library caller may hold lone surrogates (bytes decoded with
+    surrogateescape) that no answer can be written with: refused here, where it enters."""
+    try:
+        spec.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(where, "not valid UTF-8 text (a lone surrogate)", "pass text") from None
 
 
 def parse_range(text: str, where: str) -> VersionRange:
@@ -193,6 +203,7 @@ def parse_installed(spec: str) -> InstalledBundle:
 
 
 def parse_exclude(spec: str) -> PropertyRestriction:
+    _check_text(spec, f"--exclude {excerpt(spec)}")
     kind, sep, value = spec.partition("=")
     if not sep or not kind.strip() or not value.strip():
         raise InputError(f"--exclude {excerpt(spec)}", "expected TYPE=VALUE", "e.g. olm.label=beta")

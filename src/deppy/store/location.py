@@ -27,3 +27,15 @@ def store_home() -> Path:
 def database_path(home: Path | None = None) -> Path:
     """The store's SQLite file inside ``home`` (default :func:`store_home`)."""
     return (home if home is not None else store_home()) / DATABASE_NAME
+
+
+CACHE_DIRECTORY = "cache"
+CACHE_SWITCH = "DEPPY_CACHE"
+
+
+def cache_path(home: Path | None = None) -> Path | None:
+    """The parsed-catalog cache's directory beside the store, or None when ``$DEPPY_CACHE`` is
+    ``off`` (every ``--catalog`` is then read from its files)."""
+    if os.environ.get(CACHE_SWITCH, "").strip().lower() == "off":
+        return None
+    return (home if home is not None else store_home()) / CACHE_DIRECTORY

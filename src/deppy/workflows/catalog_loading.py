@@ -17,6 +17,7 @@ from deppy.resolution.request_parsing import CatalogSpec
 
 if TYPE_CHECKING:
     from deppy.catalog.catalog_set import BundleSource
+    from deppy.catalog.fbc.cache import ParsedCache
     from deppy.catalog.model import Catalog, LoadProblem
     from deppy.store import Store
 
@@ -96,11 +97,24 @@ def load_catalogs(
             name = spec.name or spec.path.split("://", 1)[1].split("/", 1)[0]
             catalog = load_url_catalog(spec.path, name=name, priority=spec.priority)
         else:
-            catalog = load_any_catalog(spec.path, name=spec.name, priority=spec.priority)
+            catalog = load_any_catalog(
+                spec.path, name=spec.name, priority=spec.priority, cache=parsed_cache(store)
+            )
         if report is not None and (not sources or catalog.name in sources):
             report_problems(catalog, report, listed=False, where=spec.path)
         catalogs.append(catalog)
     return CatalogSet(catalogs)
+
+
+def parsed_cache(home: Path | None = None) -> ParsedCache | None:
+    """The parsed-catalog cache beside the store in ``home`` (default ``$DEPPY_HOME``), or
+    None when ``$DEPPY_CACHE=off``; whole catalogs are written in the background (a command
+    answers without waiting for it)."""
+    from deppy.catalog.fbc.cache import ParsedCache
+    from deppy.store.location import cache_path
+
+    directory = cache_path(home)
+    return ParsedCache(directory, background=True) if directory is not None else None
 
 
 def _is_url(path: str) -> bool:

@@ -13,7 +13,8 @@ counts as a file, an object and a valid value follows operator-registry (``alpha
 Speed matters (a full community index is tens of megabytes): files are parsed once with orjson
 or libyaml, parsed values are kept as they are, and versions and APIs are parsed once per text.
 Here: the loader and its entry points; one object's fields in ``objects``, checks across
-objects in ``checks``, which files and documents in ``files``.
+objects in ``checks``, which files and documents in ``files``, YAML files parsed ahead (two
+cores) in ``parsing``, and what is kept between runs in ``cache``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from deppy.catalog.fbc.cache import ParsedCache
 from deppy.catalog.fbc.checks import CatalogObjects, RawChannel
 from deppy.catalog.fbc.files import Doc, catalog_files, read_docs
 from deppy.catalog.fbc.objects import (
@@ -35,6 +37,7 @@ from deppy.catalog.fbc.objects import (
     describe,
     req_text,
 )
+from deppy.catalog.fbc.parsing import Parsed, parsed_yaml_files
 from deppy.catalog.model import Catalog, Channel, LoadProblem
 from deppy.errors import InputError
 
@@ -52,6 +55,7 @@ class _Loader(CatalogObjects):
         self.others: dict[str, int] = {}
         self.file = ""
         self.reader = ObjectReader(root, name, self.problem)
+        self.parsed: dict[str, Parsed] = {}  # files parsed ahead (cache, worker), by rel
 
     def problem(self, obj: str, why: str) -> None:
         self.problems.append(LoadProblem(self.file, obj, why))
@@ -60,6 +64,10 @@ class _Loader(CatalogObjects):
         path = self.root / rel if rel else self.root
         self.file = str(path)
         self.reader.file_dir = path.parent
+        parsed = self.parsed.pop(rel, None)
+        if parsed is not None:
+            self.add_parsed(*parsed)
+            return
         try:
             data = path.read_bytes()
         except OSError as err:
@@ -72,6 +80,9 @@ class _Loader(CatalogObjects):
         self.file = label
         file_problems: list[tuple[str, str]] = []
         docs = read_docs(data, suffix, file_problems)
+        self.add_parsed(docs, file_problems)
+
+    def add_parsed(self, docs: list[Doc], file_problems: list[tuple[str, str]]) -> None:
         for where, why in file_problems:
             self.problem(where, why)
         for doc in docs:
@@ -175,12 +186,18 @@ class _Loader(CatalogObjects):
 
 
 def load_catalog(
-    path: str | os.PathLike[str], *, name: str | None = None, priority: int = 0
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    priority: int = 0,
+    cache: ParsedCache | None = None,
 ) -> Catalog:
     """Load every valid object of the File-Based Catalog at ``path`` (a directory or one file).
 
     Invalid objects are skipped and listed in ``Catalog.problems``. Raises :class:`InputError`
-    only when the path cannot be read or when no installable bundle remains.
+    only when the path cannot be read or when no installable bundle remains. With a ``cache``,
+    an unchanged directory is read back whole and a changed one parses only its changed YAML
+    files; the catalog is the same either way.
     """
     root = Path(path)
     if not root.exists():
@@ -192,8 +209,26 @@ def load_catalog(
     if root.is_dir() and not os.access(root, os.R_OK | os.X_OK):
         raise InputError(str(root), "catalog directory cannot be read", "check its permissions")
     catalog_name = name if name is not None else (root.name if root.is_dir() else root.stem)
+    key = cache.catalog_key(root, catalog_name, priority) if cache and root.is_dir() else None
+    if cache is not None and key is not None:
+        kept = _kept(cache, key)
+        if kept is not None:
+            return kept
     loader = _Loader(root, catalog_name, priority)
-    return _loaded(loader, str(root), lambda: _load_files(loader, root))
+    catalog = _loaded(loader, str(root), lambda: _load_files(loader, root, cache))
+    if cache is not None and key is not None:
+        cache.keep_catalog(key, catalog)
+    return catalog
+
+
+def _kept(cache: ParsedCache, key: str) -> Catalog | None:
+    collecting = gc.isenabled()
+    gc.disable()  # millions of acyclic objects: see _loaded
+    try:
+        return cache.catalog(key)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def load_catalog_documents(
@@ -211,8 +246,10 @@ def load_catalog_documents(
     return _loaded(loader, where, load)
 
 
-def _load_files(loader: _Loader, root: Path) -> None:
-    for rel in catalog_files(root, loader.problems):
+def _load_files(loader: _Loader, root: Path, cache: ParsedCache | None) -> None:
+    rels = catalog_files(root, loader.problems)
+    loader.parsed = parsed_yaml_files(root, rels, cache)
+    for rel in rels:
         loader.load_file(rel)
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,14 @@ import orjson
 import yaml
 
 from deppy.catalog.model import LoadProblem
-from deppy.input_limits import UnsafeInput, json_value, too_deep_message, yaml_documents
+from deppy.input_limits import (
+    UnsafeInput,
+    UnsafeValue,
+    json_value,
+    too_deep_message,
+    yaml_documents,
+)
+from deppy.input_limits.yaml_events import NOTES
 
 INDEX_IGNORE = ".indexignore"
 _NON_BLANK = re.compile(rb"\S")
@@ -320,12 +329,26 @@ def _yaml_doc_starts(data: bytes) -> list[tuple[int, int]]:
 def _yaml_stream(data: bytes, problems: list[tuple[str, str]]) -> list[Doc]:
     starts = _yaml_doc_starts(data)
     try:
-        objs = yaml_documents(data)
+        with _noted(problems, 0):
+            objs = yaml_documents(data)
     except (yaml.YAMLError, UnsafeInput):
         return _yaml_by_document(data, starts, problems)
     if len(objs) != len(starts):
         return [Doc(f"document {i}", None, obj) for i, obj in enumerate(objs, 1)]
     return [Doc(f"line {line}", line, obj) for (_, line), obj in zip(starts, objs, strict=True)]
+
+
+@contextmanager
+def _noted(problems: list[tuple[str, str]], shift: int) -> Iterator[None]:
+    """Values converted for JSON while parsing (text starting ``shift`` lines down its file)
+    become one problem each, the object kept — when the parse succeeds."""
+    notes: list[UnsafeValue] = []
+    token = NOTES.set(notes)
+    try:
+        yield
+    finally:
+        NOTES.reset(token)
+    problems.extend(("", f"{note.shifted(shift)}; the object is kept") for note in notes)
 
 
 def _yaml_by_document(
@@ -335,14 +358,18 @@ def _yaml_by_document(
     docs: list[Doc] = []
     for i, (offset, line) in enumerate(starts or [(0, 1)]):
         end = starts[i + 1][0] if i + 1 < len(starts) else len(data)
+        shift = _line_of(data, offset) - 1
         try:
-            objs = yaml_documents(data[offset:end])
+            with _noted(problems, shift):
+                objs = yaml_documents(data[offset:end])
         except UnsafeInput as err:
+            if isinstance(err, UnsafeValue):  # its line, counted in the whole file
+                err = err.shifted(shift)
             problems.append((f"document at line {line}", f"{err}; the document is skipped"))
             continue
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
-            at = _line_of(data, offset) + mark.line if mark is not None else line
+            at = shift + 1 + mark.line if mark is not None else line
             why = getattr(err, "problem", None) or str(err).splitlines()[0]
             problems.append(
                 (

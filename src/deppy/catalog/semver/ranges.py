@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Final, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from deppy.catalog.semver.intervals import Interval, _complement, _intersect, _normalise
 from deppy.catalog.semver.version import (
@@ -62,6 +62,10 @@ class VersionRange:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"VersionRange is immutable; cannot set {name}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its intervals and text (the parsed-catalog cache keeps loaded catalogs)."""
+        return (_unpickled_range, (self.intervals, self._text))
 
     # -- constructors ------------------------------------------------------------------------------
 
@@ -226,6 +230,10 @@ class VersionRange:
 
 def _join_words(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _unpickled_range(intervals: tuple[Interval, ...], text: str | None) -> VersionRange:
+    return VersionRange(intervals, text=text)
 
 
 _ANY: Final = VersionRange([Interval(None, False, None, False)])

@@ -15,8 +15,11 @@ such documents with a message naming the file, before anything else sees them:
   operator-registry reads catalogs with) makes them: ``1: x`` has the key ``"1"``.
 
 JSON is read by orjson, which refuses lone surrogates and invalid UTF-8; YAML by libyaml's
-parser (which refuses both too) after a first pass over its events that enforces the limits
-above — that pass stops at the first excess, so a hostile file costs no more than a normal one.
+parser (which refuses both too). A plain YAML stream (no anchors, aliases, tags or merge keys:
+every real catalog) is built straight from libyaml's events with the limits checked on the way
+(:mod:`deppy.input_limits.yaml_events`); any other goes through a first pass over its events
+that enforces the limits (:func:`check_yaml`), then PyYAML's loader. Both stop at the first
+excess, so a hostile file costs no more than a normal one, and both give only JSON values.
 """
 
 from __future__ import annotations
@@ -27,25 +30,28 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from deppy.errors import InputError, excerpt
+from deppy.input_limits.limits import (
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    MAX_YAML_NODES,
+    UnsafeInput,
+    UnsafeValue,
+    too_deep_message,
+)
+from deppy.input_limits.yaml_events import built_documents, key_text, yaml_loader
 
-MAX_DEPTH: Final = 100
-"""Nested lists/mappings in one document. Real catalogs reach 40 (a CRD schema inside a CSV
-inside a bundle); 100 keeps every recursive consumer (Python's 1,000 frames, orjson's 254-level
-encoder, PyYAML's dumper) far from its own limit."""
-
-MAX_YAML_NODES: Final = 1_000_000
-"""Nodes of one YAML document counted with aliases expanded; the largest real document (a
-bundle's CSV) has about 15,000."""
-
-MAX_ALIAS_NODES: Final = 100_000
-"""Nodes that aliases may add to one YAML stream (a file): billion-laughs documents stop here;
-real catalogs use no aliases at all."""
+__all__ = [
+    "MAX_ALIAS_NODES",
+    "MAX_DEPTH",
+    "MAX_YAML_NODES",
+    "UnsafeInput",
+    "UnsafeValue",
+    "built_documents",
+    "key_text",
+    "too_deep_message",
+]
 
 _BRACKETS: Final = (b"[", b"{")
-
-
-class UnsafeInput(ValueError):
-    """A document past one of the limits; the message says which (callers add the place)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,63 +95,8 @@ def check_depth(value: Any, raw: bytes | str | None = None) -> None:
                 stack.append((child, depth + 1))
 
 
-def too_deep_message() -> str:
-    return f"nested more than {MAX_DEPTH} levels deep (deppy's limit)"
-
-
 # ---------------------------------------------------------------------------------------------
 # YAML
-
-
-def _loader() -> type[Any]:
-    global _LOADER
-    if _LOADER is None:
-        _LOADER = _make_loader()
-    return _LOADER
-
-
-_LOADER: type[Any] | None = None
-
-
-def _make_loader() -> type[Any]:
-    import yaml  # deferred: most commands read no YAML
-
-    base: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class KeysAsText(base):  # type: ignore[misc]
-        """libyaml's safe loader, with mapping keys turned to strings as Kubernetes does."""
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-            self.flatten_mapping(node)  # merge keys (<<)
-            mapping: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                if isinstance(key, list | dict | set):
-                    raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        "found a key that is a list or a mapping",
-                        key_node.start_mark,
-                    )
-                mapping[_key_text(key)] = self.construct_object(value_node, deep=deep)
-            return mapping
-
-    return KeysAsText
-
-
-def _key_text(key: Any) -> str:
-    """A mapping key as sigs.k8s.io/yaml writes it into JSON."""
-    if isinstance(key, str):
-        return key
-    if key is None:
-        return "null"
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, float):
-        return str(int(key)) if key.is_integer() and abs(key) < 1e21 else repr(key)
-    if hasattr(key, "isoformat"):
-        return str(key.isoformat())
-    return str(key)
 
 
 def check_yaml(data: bytes | str, *, first_only: bool = False) -> None:
@@ -160,7 +111,7 @@ def check_yaml(data: bytes | str, *, first_only: bool = False) -> None:
     sizes: dict[str, int | None] = {}
     open_nodes: list[tuple[str | None, int]] = []
     event: Any
-    for event in yaml.parse(data, Loader=_loader()):
+    for event in yaml.parse(data, Loader=yaml_loader()):
         kind = type(event)
         if kind is scalar:
             nodes += 1
@@ -214,12 +165,15 @@ def _values_as_yaml_errors() -> Iterator[None]:
 
 def yaml_documents(data: bytes | str) -> list[Any]:
     """Every document of a YAML stream, within the limits; raises yaml.YAMLError or
-    UnsafeInput. Mapping keys are strings."""
+    UnsafeInput. Mapping keys are strings, values are JSON values."""
     import yaml
 
-    check_yaml(data)
     with _values_as_yaml_errors():
-        return list(yaml.load_all(data, Loader=_loader()))
+        documents = built_documents(data)
+        if documents is not None:
+            return documents
+        check_yaml(data)
+        return list(yaml.load_all(data, Loader=yaml_loader()))
 
 
 def yaml_first_document(data: bytes | str) -> Any:
@@ -227,18 +181,24 @@ def yaml_first_document(data: bytes | str) -> Any:
     (later documents are not looked at); raises yaml.YAMLError or UnsafeInput."""
     import yaml
 
-    check_yaml(data, first_only=True)
     with _values_as_yaml_errors():
-        return next(yaml.load_all(data, Loader=_loader()), None)
+        documents = built_documents(data, first_only=True)
+        if documents is not None:
+            return documents[0] if documents else None
+        check_yaml(data, first_only=True)
+        return next(yaml.load_all(data, Loader=yaml_loader()), None)
 
 
 def yaml_value(data: bytes | str) -> Any:
     """A YAML stream of one document (None when empty); raises yaml.YAMLError or UnsafeInput."""
     import yaml
 
-    check_yaml(data)
     with _values_as_yaml_errors():
-        return yaml.load(data, Loader=_loader())
+        documents = built_documents(data)
+        if documents is not None and len(documents) <= 1:
+            return documents[0] if documents else None
+        check_yaml(data)  # several documents: the loader's own error names the second
+        return yaml.load(data, Loader=yaml_loader())
 
 
 # ---------------------------------------------------------------------------------------------

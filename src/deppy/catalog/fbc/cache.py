@@ -1,0 +1,306 @@
+"""Parsed catalogs kept between runs, so a second ``--catalog DIR`` reads only what changed.
+
+Two kinds of entries, each a file of its own in the cache directory (``$DEPPY_HOME/cache``,
+beside the store):
+
+* a whole loaded catalog (pickled), keyed by the identity of every file under its root — path,
+  size, modification and change times, inode — with the name, priority and path it was loaded
+  under: an unchanged directory loads in the time it takes to read one file;
+* the documents of one YAML file (JSON text), keyed by that file's identity: when a directory
+  changed, only its changed YAML files are parsed again (JSON files parse at ~200 MB/s with
+  orjson, as fast as their cache entry would read, so they are not kept).
+
+Every key also holds deppy's version and the identity of the loader's own source files, so a
+new deppy (or an edited checkout) never reads entries an older one wrote. Entries are written
+to a temporary file and renamed into place: a run killed at any moment leaves either the old
+entry or the new one, and concurrent runs at worst write the same entry twice. A damaged or
+unreadable entry counts as missing. The directory is bounded (:data:`MAX_BYTES`): after a write,
+the least recently used entries go until it holds 80% of that. ``deppy cache clear`` empties it.
+
+Pickle runs code named in the file it reads: entries are read only from the cache directory of
+the user's own ``DEPPY_HOME``, which is as trusted as the store beside it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Final
+
+from deppy.catalog.model import Catalog
+
+MAX_BYTES: Final = 1 << 30
+"""The cache directory's bound: a community catalog is ~30 MB pickled, a 10x one ~300 MB."""
+
+_KEPT_AFTER_EVICTION: Final = 0.8
+_STALE_TEMPORARY_SECONDS: Final = 3600
+_CATALOG: Final = "catalog-"
+_FILE: Final = "file-"
+_TEMPORARY: Final = ".tmp-"
+
+
+@dataclass(frozen=True, slots=True)
+class ClearedCache:
+    entries: int
+    size: int
+
+
+class ParsedCache:
+    """The cache in one directory (created on first write)."""
+
+    def __init__(
+        self, directory: Path, max_bytes: int = MAX_BYTES, *, background: bool = False
+    ) -> None:
+        self.directory = directory
+        self.max_bytes = max_bytes
+        self.background = background
+
+    # -- whole catalogs ----------------------------------------------------------------------
+    def catalog_key(self, root: Path, name: str, priority: int) -> str | None:
+        """The key of the catalog at ``root`` as it is on disk now; None when a file under it
+        cannot be looked at (then nothing is cached)."""
+        try:
+            files = _identities(root)
+        except OSError:
+            return None
+        given = str(root)
+        return _digest(("catalog", given, os.path.abspath(given), name, priority, files))
+
+    def catalog(self, key: str) -> Catalog | None:
+        """The catalog kept under ``key``, read as a stream (a 10x catalog's 300 MB entry is
+        never held as bytes beside the catalog it becomes); None when missing or damaged."""
+        path = self.directory / (_CATALOG + key)
+        try:
+            with open(path, "rb") as file:
+                catalog = pickle.load(file)
+            os.utime(path)  # recently used: the last to be evicted
+        except OSError:
+            return None
+        except Exception:  # a damaged entry is a missing one
+            self._forget(_CATALOG + key)
+            return None
+        return catalog if isinstance(catalog, Catalog) else None
+
+    def keep_catalog(self, key: str, catalog: Catalog) -> None:
+        """Keep a loaded catalog. With ``background`` (a command's run), a forked copy of this
+        process writes it while this one goes on to answer: pickling a community catalog costs
+        ~0.3 s that the first run need not wait for (the entry appears by an atomic rename, so
+        a run that starts meanwhile just parses again)."""
+        _reap()
+        if self.background and may_fork():
+            try:
+                pid = os.fork()
+            except OSError:
+                pid = -1
+            if pid == 0:  # the writer: never returns
+                try:
+                    self._keep_catalog_now(key, catalog)
+                finally:
+                    os._exit(0)
+            if pid > 0:
+                _WRITERS.append(pid)
+                return
+        self._keep_catalog_now(key, catalog)
+
+    def _keep_catalog_now(self, key: str, catalog: Catalog) -> None:
+        def dump(file: BinaryIO) -> None:
+            pickle.dump(catalog, file, protocol=pickle.HIGHEST_PROTOCOL)
+
+        self._write(_CATALOG + key, dump)
+
+    # -- one file's documents ----------------------------------------------------------------
+    def file_key(self, path: str, stat: os.stat_result) -> str:
+        return _digest(("file", os.path.abspath(path), _identity(stat)))
+
+    def file(self, key: str) -> bytes | None:
+        return self._read(_FILE + key)
+
+    def keep_file(self, key: str, data: bytes) -> None:
+        self._write(_FILE + key, lambda file: file.write(data))
+
+    # -- the directory -----------------------------------------------------------------------
+    def clear(self) -> ClearedCache:
+        """Remove every entry (and leftover temporary file); what was removed."""
+        wait_for_writers()
+        entries = size = 0
+        for entry in self._entries():
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                continue
+            if not entry.name.startswith(_TEMPORARY):
+                entries += 1
+                size += entry.size
+        return ClearedCache(entries, size)
+
+    def usage(self) -> ClearedCache:
+        """The entries held now and their size."""
+        found = [e for e in self._entries() if not e.name.startswith(_TEMPORARY)]
+        return ClearedCache(len(found), sum(e.size for e in found))
+
+    def _read(self, name: str) -> bytes | None:
+        path = self.directory / name
+        try:
+            with open(path, "rb") as file:
+                data = file.read()
+            os.utime(path)  # recently used: the last to be evicted
+        except OSError:
+            return None
+        return data
+
+    def _write(self, name: str, write: Callable[[BinaryIO], object]) -> None:
+        """An entry written by ``write`` to a temporary file, renamed into place when whole
+        and within the bound; nothing when it cannot be written (a full disk, a read-only
+        home, a value pickle refuses): the answer never needs the cache."""
+        temporary = self.directory / f"{_TEMPORARY}{os.getpid()}-{name}"
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with open(temporary, "wb") as file:
+                write(file)
+                size = file.tell()
+            if size > self.max_bytes * _KEPT_AFTER_EVICTION:
+                raise OSError("larger than the cache may hold")
+            os.replace(temporary, self.directory / name)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            return
+        self._evict()
+
+    def _forget(self, name: str) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(self.directory / name)
+
+    def _evict(self) -> None:
+        entries = self._entries()
+        now = time.time()
+        kept: list[_Entry] = []
+        for entry in entries:
+            if entry.name.startswith(_TEMPORARY):
+                if now - entry.used > _STALE_TEMPORARY_SECONDS:  # left by a killed run
+                    self._forget(entry.name)
+            else:
+                kept.append(entry)
+        total = sum(e.size for e in kept)
+        if total <= self.max_bytes:
+            return
+        for entry in sorted(kept, key=lambda e: (e.used, e.name)):
+            if total <= self.max_bytes * _KEPT_AFTER_EVICTION:
+                break
+            self._forget(entry.name)
+            total -= entry.size
+
+    def _entries(self) -> list[_Entry]:
+        found: list[_Entry] = []
+        try:
+            with os.scandir(self.directory) as it:
+                for item in it:
+                    if not item.name.startswith((_CATALOG, _FILE, _TEMPORARY)):
+                        continue
+                    try:
+                        stat = item.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    found.append(_Entry(item.name, item.path, stat.st_size, stat.st_mtime))
+        except OSError:
+            return []
+        return found
+
+
+def may_fork() -> bool:
+    """Whether this process may fork a helper (a YAML worker, a cache writer): on a platform
+    with fork, from the main thread, when every other thread is one of deppy's own daemons (a
+    command's spinner) — not under ``--timeout``, whose watchdog's interrupt could land in
+    fork's own handlers and be lost, nor from a service's or controller's worker threads."""
+    import threading
+
+    main = threading.main_thread()
+    return (
+        hasattr(os, "fork")
+        and threading.current_thread() is main
+        and all(
+            t is main or (t.daemon and t.name.startswith("deppy-")) for t in threading.enumerate()
+        )
+    )
+
+
+_WRITERS: list[int] = []
+"""Background writers this process forked and has not reaped yet."""
+
+
+def _reap() -> None:
+    for pid in list(_WRITERS):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _WRITERS.remove(pid)
+
+
+def wait_for_writers() -> None:
+    """Wait until this process's background writers are done (tests, and before clearing)."""
+    for pid in list(_WRITERS):
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        _WRITERS.remove(pid)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    name: str
+    path: str
+    size: int
+    used: float
+
+
+def _identity(stat: os.stat_result) -> tuple[int, ...]:
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
+
+
+def _identities(root: Path) -> list[tuple[str, tuple[int, ...]]]:
+    """Every file under ``root`` (ignored ones too: a ``ref`` may name one) with its identity;
+    ``root`` itself when it is a file."""
+    if not root.is_dir():
+        return [("", _identity(os.stat(root)))]
+    found: list[tuple[str, tuple[int, ...]]] = []
+    for current, dirs, files in os.walk(root, onerror=_raise):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(current, name)
+            found.append((os.path.relpath(path, root), _identity(os.stat(path))))
+    return found
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def _digest(key: Iterable[Any]) -> str:
+    text = repr((_CODE, tuple(key)))
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _code_identity() -> tuple[Any, ...]:
+    """deppy's version and the identity of the sources a loaded catalog depends on."""
+    from deppy import __version__
+
+    here = Path(__file__).resolve().parent.parent  # deppy/catalog
+    sources: list[tuple[str, int, int]] = []
+    for folder in (here, here.parent / "input_limits"):
+        for current, dirs, files in os.walk(folder):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    stat = os.stat(os.path.join(current, name))
+                    sources.append((name, stat.st_size, stat.st_mtime_ns))
+    return (__version__, tuple(sources))
+
+
+_CODE: Final = _code_identity()
