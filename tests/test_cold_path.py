@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from deppy.catalog.fbc import load_catalog, parsing
-from deppy.catalog.fbc.cache import ParsedCache
+from deppy.catalog.fbc.cache import CatalogFiles, ParsedCache, wait_for_writers
 from deppy.errors import InputError
 from deppy.input_limits import (
     MAX_DEPTH,
@@ -31,6 +31,7 @@ from deppy.input_limits import (
 )
 from deppy.input_limits import yaml_events as events
 from deppy.resolution.request_parsing import parse_exclude, parse_installed, parse_require
+from deppy.store.cache_entries import StoredEntries
 from tests.conftest import shared_path
 from tests.service_support import client, paths_app
 from tests.test_store_support import full
@@ -286,10 +287,16 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
+# Whole catalogs kept as pickles (the catalog layer's own format) or as one-catalog SQLite
+# stores (what the front doors keep, read lazily by a repeated --catalog run).
+ENTRY_FORMATS = [pytest.param(None, id="pickled"), pytest.param(StoredEntries(), id="stored")]
+
+
+@pytest.mark.parametrize("files", ENTRY_FORMATS)
 def test_a_cached_catalog_is_the_same_catalog(
-    catalog_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    catalog_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: CatalogFiles
 ) -> None:
-    cache = ParsedCache(tmp_path / "cache")
+    cache = ParsedCache(tmp_path / "cache", files=files)
     direct = load_catalog(catalog_copy, name="hub")
     first = load_catalog(catalog_copy, name="hub", cache=cache)
     seen = parses(monkeypatch)
@@ -299,10 +306,11 @@ def test_a_cached_catalog_is_the_same_catalog(
     assert load_catalog(catalog_copy, name="other", cache=cache).name == "other"
 
 
+@pytest.mark.parametrize("files", ENTRY_FORMATS)
 def test_a_changed_directory_parses_only_its_changed_files(
-    catalog_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    catalog_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: CatalogFiles
 ) -> None:
-    cache = ParsedCache(tmp_path / "cache")
+    cache = ParsedCache(tmp_path / "cache", files=files)
     load_catalog(catalog_copy, name="hub", cache=cache)
     changed = next(iter(sorted(catalog_copy.rglob("*.yaml"))))
     changed.write_text(
@@ -314,8 +322,11 @@ def test_a_changed_directory_parses_only_its_changed_files(
     assert full(loaded) == full(load_catalog(catalog_copy, name="hub"))
 
 
-def test_damaged_entries_count_as_missing(catalog_copy: Path, tmp_path: Path) -> None:
-    cache = ParsedCache(tmp_path / "cache")
+@pytest.mark.parametrize("files", ENTRY_FORMATS)
+def test_damaged_entries_count_as_missing(
+    catalog_copy: Path, tmp_path: Path, files: CatalogFiles
+) -> None:
+    cache = ParsedCache(tmp_path / "cache", files=files)
     direct = load_catalog(catalog_copy, name="hub", cache=cache)
     for entry in (tmp_path / "cache").iterdir():
         entry.write_bytes(entry.read_bytes()[:100])  # as a torn write would leave it
@@ -348,6 +359,58 @@ def test_answers_are_byte_identical_with_and_without_the_cache(
     assert code == 0 and out.startswith("cleared ")
     code, out, _ = run("cache", "info")
     assert " 0 entries, 0.0 MB" in out
+
+
+BROKEN_BUNDLE = b'{"schema": "olm.bundle", "name": "orphan.v1.0.0"}\n'
+REPEATED = (
+    ("resolve", "--require", "etcd", "-o", "json"),
+    ("resolve", "--require", "etcd", "--require", "kubevirt-wol"),
+    ("resolve", "--require", "etcd@>=9"),
+    ("resolve", "--require", "etcdd"),
+    ("show", "shipwright-operator", "-o", "json"),
+    ("search", "operator"),
+    ("upgrades", "--installed", "etcd@0.9.2,channel=singlenamespace-alpha"),
+)
+
+
+def test_a_repeat_reads_the_kept_store_lazily_and_says_the_same(
+    catalog_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Answers, warnings and errors of a repeat over an unchanged directory come from its
+    cache entry without loading the catalog, and are those of a load from the files."""
+    (catalog_copy / "broken.json").write_bytes(BROKEN_BUNDLE)  # a load problem to warn about
+    at = ("--catalog", str(catalog_copy))
+    first = run(*REPEATED[0], *at)
+    wait_for_writers()
+    from deppy.catalog import bundle_tree
+
+    def refuse(*_: Any, **__: Any) -> None:
+        raise AssertionError("the catalog was loaded again")
+
+    monkeypatch.setattr(bundle_tree, "load_any_catalog", refuse)
+    warm = [run(*argv, *at) for argv in REPEATED]
+    monkeypatch.undo()
+    monkeypatch.setenv("DEPPY_CACHE", "off")
+    files = [run(*argv, *at) for argv in REPEATED]
+    assert warm == files and warm[0] == first
+    assert "1 invalid object skipped" in files[1][2]
+    assert [code for code, _, _ in files] == [0, 0, 2, 1, 0, 0, 0]
+
+
+def test_a_changed_file_is_never_answered_from_the_old_entry(
+    catalog_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = ("--require", "etcd", "-o", "json", "--catalog", str(catalog_copy))
+    before = run("resolve", *at)
+    wait_for_writers()
+    etcd = catalog_copy / "etcd" / "catalog.json"
+    entry = ',{"name":"etcdoperator.v0.9.4","replaces":"etcdoperator.v0.9.2"}'
+    assert entry in etcd.read_text()
+    etcd.write_text(etcd.read_text().replace(entry, ""))  # 0.9.4 leaves its channel
+    after = run("resolve", *at)
+    monkeypatch.setenv("DEPPY_CACHE", "off")
+    assert after == run("resolve", *at)
+    assert '"0.9.4"' in before[1] and '"0.9.4"' not in after[1]
 
 
 def test_parallel_parsing_gives_the_same_catalog(

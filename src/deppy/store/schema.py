@@ -188,14 +188,18 @@ def _check_version(conn: sqlite3.Connection, path: Path) -> int:
     return version
 
 
-def open_for_reading(path: Path) -> sqlite3.Connection | None:
+def open_for_reading(path: Path, *, immutable: bool = False) -> sqlite3.Connection | None:
     """A connection to an existing store, or None when nothing was ever stored there.
 
     Never creates the file: a command that only reads must not leave an empty store behind.
+    ``immutable``: a file nobody writes again (a parsed-catalog cache entry, replaced only by a
+    rename), read without locks or a WAL index beside it.
     """
     if not path.is_file():
         return None
     with translated_errors(path):
+        if immutable:
+            return _reader(path, "mode=ro&immutable=1")
         try:
             return _reader(path, "mode=rw")
         except sqlite3.OperationalError as error:

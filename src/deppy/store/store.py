@@ -9,6 +9,7 @@ equal to what the loader returned when it was added, for commands that show ever
 from __future__ import annotations
 
 import gc
+import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,11 +39,24 @@ class Store:
 
     def __init__(self, home: Path | None = None) -> None:
         self.path = database_path(home)
+        self.immutable = False
+
+    @classmethod
+    def in_file(cls, path: Path, *, immutable: bool = False) -> Store:
+        """The store in the database file ``path`` (a parsed-catalog cache entry); read as
+        ``immutable`` when nothing writes it any more."""
+        store = cls()
+        store.path = path
+        store.immutable = immutable
+        return store
+
+    def _reader(self) -> sqlite3.Connection | None:
+        return upgraded_reader(self.path, open_for_reading(self.path, immutable=self.immutable))
 
     # -- reading -----------------------------------------------------------------------------
     def list(self) -> list[StoredCatalog]:
         """Stored catalogs, most preferred first (priority, then name)."""
-        conn = upgraded_reader(self.path, open_for_reading(self.path))
+        conn = self._reader()
         if conn is None:
             return []
         try:
@@ -59,7 +73,7 @@ class Store:
 
         The source reads one consistent state of the store until it is closed.
         """
-        conn = upgraded_reader(self.path, open_for_reading(self.path))
+        conn = self._reader()
         if conn is None:
             return None
         with translated_errors(self.path):
@@ -79,7 +93,7 @@ class Store:
 
     def load_catalog(self, name: str) -> Catalog:
         """The whole stored catalog, as :func:`deppy.catalog.fbc.load_catalog` returned it."""
-        conn = upgraded_reader(self.path, open_for_reading(self.path))
+        conn = self._reader()
         if conn is None:
             raise InputError(
                 f"catalog {name!r}",
@@ -95,7 +109,7 @@ class Store:
 
     def problems(self, name: str) -> tuple[LoadProblem, ...]:
         """The invalid objects skipped when the catalog was added or last refreshed."""
-        conn = upgraded_reader(self.path, open_for_reading(self.path))
+        conn = self._reader()
         row = None
         if conn is not None:
             try:

@@ -6,6 +6,7 @@ the file loader (and YAML), and loading files must not pay for SQLite.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,6 +47,7 @@ def load_catalogs(
     report: Report | None = None,
     store: Path | None = None,
     sources: Sequence[str] = (),
+    lazy: bool = True,
 ) -> BundleSource:
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid
     — of the catalogs the command reads: with ``sources`` (``--source``), only of those named.
@@ -54,7 +56,9 @@ def load_catalogs(
     or the name of a stored catalog (a word that is no path on disk). With no spec, the stored
     catalogs (``deppy catalog add``; the store in ``store``, default ``$DEPPY_HOME`` or the
     user's) with their priorities; only when the store is empty, the embedded example catalog —
-    and ``report`` hears that too.
+    and ``report`` hears that too. One catalog directory unchanged since a run kept it in the
+    parsed-catalog cache is read from there lazily, unless ``lazy`` is False (a server holds
+    its catalogs whole).
     """
     if not specs:
         from deppy.store import Store
@@ -81,6 +85,11 @@ def load_catalogs(
             if report is not None:
                 _report_stored(named_store, report, sources or stored_names)
             return source
+    cache = parsed_cache(store)
+    if cache is not None and lazy and len(specs) == 1:
+        cached = _cached_source(specs[0], cache, report, sources)
+        if cached is not None:
+            return cached
     from deppy.catalog.bundle_tree import load_any_catalog
     from deppy.catalog.catalog_set import CatalogSet
 
@@ -98,7 +107,7 @@ def load_catalogs(
             catalog = load_url_catalog(spec.path, name=name, priority=spec.priority)
         else:
             catalog = load_any_catalog(
-                spec.path, name=spec.name, priority=spec.priority, cache=parsed_cache(store)
+                spec.path, name=spec.name, priority=spec.priority, cache=cache
             )
         if report is not None and (not sources or catalog.name in sources):
             report_problems(catalog, report, listed=False, where=spec.path)
@@ -108,13 +117,53 @@ def load_catalogs(
 
 def parsed_cache(home: Path | None = None) -> ParsedCache | None:
     """The parsed-catalog cache beside the store in ``home`` (default ``$DEPPY_HOME``), or
-    None when ``$DEPPY_CACHE=off``; whole catalogs are written in the background (a command
-    answers without waiting for it)."""
-    from deppy.catalog.fbc.cache import ParsedCache
+    None when ``$DEPPY_CACHE=off``; whole catalogs are kept as one-catalog SQLite stores,
+    written in the background (a command answers without waiting for it)."""
     from deppy.store.location import cache_path
 
     directory = cache_path(home)
-    return ParsedCache(directory, background=True) if directory is not None else None
+    if directory is None:
+        return None
+    from deppy.catalog.fbc.cache import ParsedCache
+    from deppy.store.cache_entries import StoredEntries
+
+    return ParsedCache(directory, background=True, files=StoredEntries())
+
+
+def _cached_source(
+    spec: CatalogSpec, cache: ParsedCache, report: Report | None, sources: Sequence[str]
+) -> BundleSource | None:
+    """The catalog directory of ``spec`` read lazily from its cache entry (only the packages
+    the command touches), when the directory is unchanged since the entry was written; its
+    load problems are reported as a fresh load reports them. None: load it."""
+    if _is_url(spec.path) or not os.path.isdir(spec.path):
+        return None
+    from deppy.catalog.bundle_tree import is_bundle_tree
+
+    root = Path(spec.path)
+    if is_bundle_tree(root):
+        return None
+    name = spec.name if spec.name is not None else root.name
+    key = cache.catalog_key(root, name, spec.priority)
+    entry = cache.catalog_file(key) if key is not None else None
+    if key is None or entry is None:
+        return None
+    from deppy.store.cache_entries import CachedCatalog
+
+    try:
+        cached = CachedCatalog(entry)
+        problems = cached.store.problems(cached.summary.name) if cached.summary.problems else ()
+        source = cached.source()
+    except Exception:  # a damaged entry is a missing one: load the directory
+        cache.forget_catalog(key)
+        return None
+    if report is not None and (not sources or name in sources):
+        if not cached.summary.bundles and not problems:
+            report(f"deppy: warning: catalog {name}: no packages (loaded as empty)")
+        if problems:
+            for line in problems_lines(name, problems, spec.path):
+                report(line)
+    return source
 
 
 def _is_url(path: str) -> bool:

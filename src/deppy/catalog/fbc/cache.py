@@ -3,9 +3,11 @@
 Two kinds of entries, each a file of its own in the cache directory (``$DEPPY_HOME/cache``,
 beside the store):
 
-* a whole loaded catalog (pickled), keyed by the identity of every file under its root — path,
-  size, modification and change times, inode — with the name, priority and path it was loaded
-  under: an unchanged directory loads in the time it takes to read one file;
+* a whole loaded catalog, keyed by the identity of every file under its root — path, size,
+  modification and change times, inode — with the name, priority and path it was loaded
+  under. What the file holds is the caller's choice (:class:`CatalogFiles`): a pickle here, a
+  one-catalog SQLite store for the front doors (``deppy.store.cache_entries``), which a repeat
+  reads lazily, only the packages it touches;
 * the documents of one YAML file (JSON text), keyed by that file's identity: when a directory
   changed, only its changed YAML files are parsed again (JSON files parse at ~200 MB/s with
   orjson, as fast as their cache entry would read, so they are not kept).
@@ -31,7 +33,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, Final, Protocol
 
 from deppy.catalog.model import Catalog
 
@@ -51,15 +53,46 @@ class ClearedCache:
     size: int
 
 
+class CatalogFiles(Protocol):
+    """How a whole catalog is written to an entry's file and read back from it."""
+
+    def write(self, catalog: Catalog, path: Path) -> None: ...
+    def read(self, path: Path) -> Catalog: ...
+
+
+class Pickled:
+    """Entries as pickles (the catalog layer's own format; front doors keep catalogs as SQLite
+    stores instead, see ``deppy.store.cache_entries``, which a resolution reads lazily)."""
+
+    def write(self, catalog: Catalog, path: Path) -> None:
+        with open(path, "wb") as file:
+            pickle.dump(catalog, file, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def read(self, path: Path) -> Catalog:
+        """Read as a stream: a 10x catalog's 300 MB entry is never held as bytes beside the
+        catalog it becomes."""
+        with open(path, "rb") as file:
+            catalog = pickle.load(file)
+        if not isinstance(catalog, Catalog):
+            raise ValueError("not a catalog")
+        return catalog
+
+
 class ParsedCache:
-    """The cache in one directory (created on first write)."""
+    """The cache in one directory (created on first write); whole catalogs as ``files`` says."""
 
     def __init__(
-        self, directory: Path, max_bytes: int = MAX_BYTES, *, background: bool = False
+        self,
+        directory: Path,
+        max_bytes: int = MAX_BYTES,
+        *,
+        background: bool = False,
+        files: CatalogFiles | None = None,
     ) -> None:
         self.directory = directory
         self.max_bytes = max_bytes
         self.background = background
+        self.files = files if files is not None else Pickled()
 
     # -- whole catalogs ----------------------------------------------------------------------
     def catalog_key(self, root: Path, name: str, priority: int) -> str | None:
@@ -70,27 +103,37 @@ class ParsedCache:
         except OSError:
             return None
         given = str(root)
-        return _digest(("catalog", given, os.path.abspath(given), name, priority, files))
+        kind = type(self.files).__name__  # a pickle is no SQLite store: each has its own key
+        return _digest(("catalog", kind, given, os.path.abspath(given), name, priority, files))
 
-    def catalog(self, key: str) -> Catalog | None:
-        """The catalog kept under ``key``, read as a stream (a 10x catalog's 300 MB entry is
-        never held as bytes beside the catalog it becomes); None when missing or damaged."""
+    def catalog_file(self, key: str) -> Path | None:
+        """The file of the catalog kept under ``key``, marked as recently used; None if none."""
         path = self.directory / (_CATALOG + key)
         try:
-            with open(path, "rb") as file:
-                catalog = pickle.load(file)
             os.utime(path)  # recently used: the last to be evicted
         except OSError:
             return None
-        except Exception:  # a damaged entry is a missing one
-            self._forget(_CATALOG + key)
+        return path
+
+    def catalog(self, key: str) -> Catalog | None:
+        """The catalog kept under ``key``; None when missing or damaged."""
+        path = self.catalog_file(key)
+        if path is None:
             return None
-        return catalog if isinstance(catalog, Catalog) else None
+        try:
+            return self.files.read(path)
+        except Exception:  # a damaged entry is a missing one
+            self.forget_catalog(key)
+            return None
+
+    def forget_catalog(self, key: str) -> None:
+        """Drop an entry found damaged."""
+        self._forget(_CATALOG + key)
 
     def keep_catalog(self, key: str, catalog: Catalog) -> None:
         """Keep a loaded catalog. With ``background`` (a command's run), a forked copy of this
-        process writes it while this one goes on to answer: pickling a community catalog costs
-        ~0.3 s that the first run need not wait for (the entry appears by an atomic rename, so
+        process writes it while this one goes on to answer: writing a community catalog costs
+        ~1 s that the first run need not wait for (the entry appears by an atomic rename, so
         a run that starts meanwhile just parses again)."""
         _reap()
         if self.background and may_fork():
@@ -109,10 +152,7 @@ class ParsedCache:
         self._keep_catalog_now(key, catalog)
 
     def _keep_catalog_now(self, key: str, catalog: Catalog) -> None:
-        def dump(file: BinaryIO) -> None:
-            pickle.dump(catalog, file, protocol=pickle.HIGHEST_PROTOCOL)
-
-        self._write(_CATALOG + key, dump)
+        self._write(_CATALOG + key, lambda path: self.files.write(catalog, path))
 
     # -- one file's documents ----------------------------------------------------------------
     def file_key(self, path: str, stat: os.stat_result) -> str:
@@ -122,7 +162,7 @@ class ParsedCache:
         return self._read(_FILE + key)
 
     def keep_file(self, key: str, data: bytes) -> None:
-        self._write(_FILE + key, lambda file: file.write(data))
+        self._write(_FILE + key, lambda path: path.write_bytes(data))
 
     # -- the directory -----------------------------------------------------------------------
     def clear(self) -> ClearedCache:
@@ -154,22 +194,22 @@ class ParsedCache:
             return None
         return data
 
-    def _write(self, name: str, write: Callable[[BinaryIO], object]) -> None:
+    def _write(self, name: str, write: Callable[[Path], object]) -> None:
         """An entry written by ``write`` to a temporary file, renamed into place when whole
         and within the bound; nothing when it cannot be written (a full disk, a read-only
         home, a value pickle refuses): the answer never needs the cache."""
         temporary = self.directory / f"{_TEMPORARY}{os.getpid()}-{name}"
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            with open(temporary, "wb") as file:
-                write(file)
-                size = file.tell()
-            if size > self.max_bytes * _KEPT_AFTER_EVICTION:
+            temporary.touch()  # at once: a writer at work can be seen (benchmarks wait for it)
+            write(temporary)
+            if temporary.stat().st_size > self.max_bytes * _KEPT_AFTER_EVICTION:
                 raise OSError("larger than the cache may hold")
             os.replace(temporary, self.directory / name)
-        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        except Exception:  # whatever failed (disk, SQLite, pickle), no answer needs the entry
+            for leftover in (temporary, *_companions(temporary)):
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
             return
         self._evict()
 
@@ -260,6 +300,11 @@ class _Entry:
     used: float
 
 
+def _companions(path: Path) -> tuple[Path, ...]:
+    """Files SQLite may leave beside a database it was writing."""
+    return tuple(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))
+
+
 def _identity(stat: os.stat_result) -> tuple[int, ...]:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
 
@@ -293,7 +338,7 @@ def _code_identity() -> tuple[Any, ...]:
 
     here = Path(__file__).resolve().parent.parent  # deppy/catalog
     sources: list[tuple[str, int, int]] = []
-    for folder in (here, here.parent / "input_limits"):
+    for folder in (here, here.parent / "input_limits", here.parent / "store"):
         for current, dirs, files in os.walk(folder):
             dirs.sort()
             for name in sorted(files):
