@@ -416,7 +416,22 @@ def test_a_changed_file_is_never_answered_from_the_old_entry(
 def test_parallel_parsing_gives_the_same_catalog(
     catalog_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Files recorded by two processes merge into the catalog one process loads: duplicates
+    across files, second deprecations and broken objects are found in file order."""
+    etcd = (catalog_copy / "etcd" / "catalog.json").read_text()
+    (catalog_copy / "a-first.yaml").write_text(
+        "- not a mapping\n---\nschema: olm.package\nname: etcd\n---\nfoo: bar\n"
+    )
+    (catalog_copy / "z-again.json").write_text(
+        etcd
+        + '{"schema": "olm.bundle", "name": "broken"}\n'
+        + '{"schema": "olm.deprecations", "package": "etcd", "entries": []}\n'
+        + '{"schema": "olm.deprecations", "package": "etcd", "entries": "no"}\n'
+    )
     alone = load_catalog(catalog_copy, name="hub")
+    said = [p.why.split(",")[0] for p in alone.problems]
+    assert said.count("duplicate bundle") == 6 and said.count("duplicate package") == 2
+    assert any(why.startswith("second olm.deprecations") for why in said)
     monkeypatch.setattr(parsing, "PARALLEL_MIN_BYTES", 0)
     # threads other tests left in this process would keep a command from forking; not here
     monkeypatch.setattr(parsing, "_can_fork", lambda: True)

@@ -23,29 +23,29 @@ import gc
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from deppy.catalog.fbc.cache import ParsedCache
 from deppy.catalog.fbc.checks import CatalogObjects, RawChannel
 from deppy.catalog.fbc.files import Doc, catalog_files, read_docs
-from deppy.catalog.fbc.objects import (
-    SCHEMA_BUNDLE,
-    SCHEMA_CHANNEL,
-    SCHEMA_DEPRECATIONS,
-    SCHEMA_PACKAGE,
-    ObjectReader,
-    describe,
-    req_text,
+from deppy.catalog.fbc.parsing import file_records
+from deppy.catalog.fbc.recording import (
+    BUNDLE,
+    CHANNEL,
+    DEPRECATIONS,
+    PACKAGE,
+    PROBLEM,
+    FileRecord,
+    Recorder,
 )
-from deppy.catalog.fbc.parsing import Parsed, parsed_yaml_files
-from deppy.catalog.model import Catalog, Channel, LoadProblem
+from deppy.catalog.model import Catalog, LoadProblem
 from deppy.errors import InputError
 
 __all__ = ["load_catalog", "load_catalog_documents"]
 
 
 class _Loader(CatalogObjects):
-    """Collects the objects of one catalog, file by file; :meth:`finish` checks across them."""
+    """Merges the records of one catalog's files in file order; :meth:`finish` checks across
+    them."""
 
     def __init__(self, root: Path, name: str, priority: int) -> None:
         super().__init__()
@@ -53,119 +53,77 @@ class _Loader(CatalogObjects):
         self.name = name
         self.priority = priority
         self.others: dict[str, int] = {}
-        self.file = ""
-        self.reader = ObjectReader(root, name, self.problem)
-        self.parsed: dict[str, Parsed] = {}  # files parsed ahead (cache, worker), by rel
-
-    def problem(self, obj: str, why: str) -> None:
-        self.problems.append(LoadProblem(self.file, obj, why))
-
-    def load_file(self, rel: str) -> None:
-        path = self.root / rel if rel else self.root
-        self.file = str(path)
-        self.reader.file_dir = path.parent
-        parsed = self.parsed.pop(rel, None)
-        if parsed is not None:
-            self.add_parsed(*parsed)
-            return
-        try:
-            data = path.read_bytes()
-        except OSError as err:
-            self.problem("", f"cannot read: {err.strerror}")
-            return
-        self.load_bytes(str(path), data, path.suffix.lower())
+        self.recorder = Recorder(root, name)
 
     def load_bytes(self, label: str, data: bytes, suffix: str) -> None:
         """One file's content, named ``label`` in problems; ``suffix`` hints JSON or YAML."""
-        self.file = label
         file_problems: list[tuple[str, str]] = []
         docs = read_docs(data, suffix, file_problems)
-        self.add_parsed(docs, file_problems)
+        self.merge(self.recorder.record(label, self.root, docs, file_problems))
 
-    def add_parsed(self, docs: list[Doc], file_problems: list[tuple[str, str]]) -> None:
-        for where, why in file_problems:
-            self.problem(where, why)
-        for doc in docs:
-            self.add(doc)
+    def merge(self, record: FileRecord) -> None:
+        """Add one file's record: what a sequential load of the file would have added."""
+        file, events = record
+        problems = self.problems
+        for event in events:
+            kind = event[0]
+            if kind == PROBLEM:
+                problems.append(LoadProblem(file, event[1], event[2]))
+            elif kind == BUNDLE:
+                bundle = event[1]
+                first = self.bundles.get(bundle.key)
+                if first is None:
+                    self.bundles[bundle.key] = bundle
+                else:
+                    self._duplicate(
+                        file,
+                        event[2],
+                        f"duplicate bundle, first defined at {first.source}; remove one",
+                    )
+            elif kind == CHANNEL:
+                channel = event[1]
+                raw = self.channels.get(channel.key)
+                if raw is None:
+                    self.channels[channel.key] = RawChannel(
+                        channel, file, Doc(event[2], None, None)
+                    )
+                else:
+                    self._duplicate(
+                        file,
+                        event[3],
+                        f"duplicate channel, first defined at "
+                        f"{raw.channel.source}; merge or remove one",
+                    )
+            elif kind == PACKAGE:
+                package = event[1]
+                known = self.packages.get(package.name)
+                if known is None:
+                    self.packages[package.name] = package
+                else:
+                    self._duplicate(
+                        file,
+                        event[2],
+                        f"duplicate package, first defined at {known.source}; remove one of them",
+                    )
+            elif kind == DEPRECATIONS:
+                _, package, source, what, found, inner = event
+                if package in self.deprecation_sources:
+                    self._duplicate(
+                        file,
+                        what,
+                        f"second olm.deprecations for package {package}, the first is at "
+                        f"{self.deprecation_sources[package]}; merge them into one",
+                    )
+                    continue
+                self.deprecation_sources[package] = source
+                problems.extend(LoadProblem(file, obj, why) for _, obj, why in inner)
+                if found is not None:
+                    self.deprecations[package] = found
+            else:
+                self.others[event[1]] = self.others.get(event[1], 0) + 1
 
-    def add(self, doc: Doc) -> None:
-        obj = doc.obj
-        if obj is None:
-            return
-        if not isinstance(obj, dict):
-            self.problem(
-                doc.where,
-                f"not an FBC object (a {type(obj).__name__}, not a mapping); FBC files hold "
-                "JSON objects or YAML mappings with a 'schema' field — remove the file or add "
-                "it to .indexignore",
-            )
-            return
-        schema = obj.get("schema")
-        if not isinstance(schema, str) or not schema:
-            self.problem(
-                doc.where,
-                "object has no 'schema' field; give it one (olm.package, olm.channel, olm.bundle "
-                "...) or add the file to .indexignore",
-            )
-            return
-        adder = {
-            SCHEMA_BUNDLE: self.add_bundle,
-            SCHEMA_CHANNEL: self.add_channel,
-            SCHEMA_PACKAGE: self.add_package,
-            SCHEMA_DEPRECATIONS: self.add_deprecations,
-        }.get(schema)
-        if adder is None:
-            self.others[schema] = self.others.get(schema, 0) + 1
-            return
-        try:
-            adder(obj, doc)
-        except ValueError as err:
-            what = describe(schema, obj, doc)
-            self.problem(what, f"{err}; the object is skipped")
-
-    def source(self, doc: Doc) -> str:
-        return f"{self.file}:{doc.line}" if doc.line is not None else f"{self.file} ({doc.where})"
-
-    def add_package(self, obj: dict[str, Any], doc: Doc) -> None:
-        package = self.reader.package(obj, self.source(doc))
-        if package.name in self.packages:
-            raise ValueError(
-                f"duplicate package, first defined at {self.packages[package.name].source}; "
-                "remove one of them"
-            )
-        self.packages[package.name] = package
-
-    def add_channel(self, obj: dict[str, Any], doc: Doc) -> None:
-        package = req_text(obj, "package", "name the channel's package")
-        name = req_text(obj, "name", "name the channel")
-        entries = self.reader.channel_entries(obj, describe(SCHEMA_CHANNEL, obj, doc))
-        key = (package, name)
-        if key in self.channels:
-            first = self.channels[key].channel.source
-            raise ValueError(f"duplicate channel, first defined at {first}; merge or remove one")
-        channel = Channel(package, name, entries, self.source(doc))
-        self.channels[key] = RawChannel(channel, self.file, doc)
-
-    def add_bundle(self, obj: dict[str, Any], doc: Doc) -> None:
-        bundle = self.reader.bundle(obj, doc, self.source(doc))
-        if bundle is None:
-            return
-        key = (bundle.package, bundle.name)
-        if key in self.bundles:
-            raise ValueError(
-                f"duplicate bundle, first defined at {self.bundles[key].source}; remove one"
-            )
-        self.bundles[key] = bundle
-
-    def add_deprecations(self, obj: dict[str, Any], doc: Doc) -> None:
-        package = req_text(obj, "package", "name the package the deprecations are for")
-        if package in self.deprecation_sources:
-            raise ValueError(
-                f"second olm.deprecations for package {package}, the first is at "
-                f"{self.deprecation_sources[package]}; merge them into one"
-            )
-        self.deprecation_sources[package] = self.source(doc)
-        self.deprecations[package] = self.reader.deprecations(obj, package, doc)
+    def _duplicate(self, file: str, what: str, why: str) -> None:
+        self.problems.append(LoadProblem(file, what, f"{why}; the object is skipped"))
 
     def finish(self) -> Catalog:
         self.drop_orphans()
@@ -248,9 +206,8 @@ def load_catalog_documents(
 
 def _load_files(loader: _Loader, root: Path, cache: ParsedCache | None) -> None:
     rels = catalog_files(root, loader.problems)
-    loader.parsed = parsed_yaml_files(root, rels, cache)
-    for rel in rels:
-        loader.load_file(rel)
+    for record in file_records(root, rels, cache, loader.recorder):
+        loader.merge(record)
 
 
 def _loaded(loader: _Loader, where: str, load: Callable[[], None]) -> Catalog:

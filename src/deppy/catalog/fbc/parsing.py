@@ -1,125 +1,148 @@
-"""A catalog's YAML files parsed ahead of loading: from the parsed-catalog cache, else on two cores.
+"""A catalog's files read on two cores: each file recorded by one process, merged in file order.
 
-YAML is the slow part of loading (libyaml reads ~25 MB/s through deppy's guard, orjson reads
-JSON at ~200 MB/s), and the files are independent: so before objects are loaded in file order,
-the YAML files (``.yaml``/``.yml``) not found in the cache are parsed by a forked worker process
-and by this one, which meanwhile also parses the JSON files, the shares set so both finish
-together. The worker sends each file's
-documents back as JSON (every parsed value is a JSON value, see ``deppy.input_limits``), the
-same text the cache keeps, so a document reads back equal to what a direct parse gives.
+Reading a file — parsing it (YAML from the parsed-catalog cache when kept) and turning its
+objects into model values (:mod:`deppy.catalog.fbc.recording`) — depends on that file alone.
+So from a few megabytes on, a forked worker records a share of the files while this process
+records the rest, the shares weighed so both finish together (a byte of YAML costs about
+:data:`YAML_COST` bytes of JSON). The worker appends each record, pickled, to an unnamed
+temporary file as it goes and keeps nothing; this process reads them back when its own share
+is done (unpickling costs a tenth of recording), then every record is merged in file order:
+the catalog is the one a single process loads, with the same problems in the same order.
 
-Parallel parsing pays from a few megabytes of YAML on (forking and sending cost ~10 ms); a
-single core, a platform without ``fork``, or a worker that fails leaves the work to this
-process, with the same result.
+A single core, a platform without ``fork``, a thread other than the main one, or a worker
+that fails leaves the work (or what is missing of it) to this process, with the same result.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import select
 import signal
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Final
 
 import orjson
 
 from deppy.catalog.fbc.cache import ParsedCache, may_fork
 from deppy.catalog.fbc.files import Doc, read_docs
+from deppy.catalog.fbc.recording import PROBLEM, FileRecord, Recorder
 
 PARALLEL_MIN_BYTES: Final = 2 << 20
-"""Uncached YAML below this is parsed here alone: a worker would cost more than it saves."""
+"""Below this (weighed) size the files are read here alone: a worker would cost more than it
+saves."""
 
 YAML_SUFFIXES: Final = (".yaml", ".yml")
-JSON_SPEEDUP: Final = 8
-"""How much faster a byte of JSON parses than a byte of YAML (orjson against libyaml's events)."""
+YAML_COST: Final = 6
+"""How much longer a byte of YAML takes to read than a byte of JSON (libyaml's events against
+orjson, objects included)."""
 
 Parsed = tuple[list[Doc], list[tuple[str, str]]]
 """One file's documents and the problems met while splitting and parsing them."""
 
 
-def parsed_yaml_files(
-    root: Path, rels: Iterable[str], cache: ParsedCache | None
-) -> dict[str, Parsed]:
-    """The parsed YAML files under ``root`` by relative path — and, while a worker parses
-    YAML, the JSON files this process parsed meanwhile (in file order). Files that cannot be
-    read are left out (loading reads them again and reports why)."""
-    parsed: dict[str, Parsed] = {}
-    todo: list[tuple[str, int]] = []
-    others: list[tuple[str, int]] = []
-    for rel in rels:
-        path = _path(root, rel)
-        try:
-            stat = os.stat(path)
-        except OSError:
-            continue
-        if not path.lower().endswith(YAML_SUFFIXES):
-            others.append((rel, stat.st_size))
-            continue
-        if cache is not None:
-            data = cache.file(cache.file_key(path, stat))
-            if data is not None:
-                hit = _decoded(data)
-                if hit is not None:
-                    parsed[rel] = hit
-                    continue
-        todo.append((rel, stat.st_size))
-    mine, theirs = _shares(todo, sum(size for _, size in others))
-    worker = _start_worker(root, theirs, cache) if theirs else None
+def file_records(
+    root: Path, rels: Iterable[str], cache: ParsedCache | None, recorder: Recorder
+) -> Iterator[FileRecord]:
+    """The record of every file under ``root`` (relative paths ``rels``), in that order."""
+    rels = list(rels)
+    mine, theirs = _shares(root, rels, cache)
+    worker = _start_worker(root, theirs, cache, recorder) if theirs else None
+    records: dict[str, FileRecord] = {}
     try:
-        for rel in mine:
-            done = _parse_file(root, rel, cache)
-            if done is not None:
-                parsed[rel] = done[0]
+        for rel in mine if worker is not None else rels:
+            records[rel] = _record(root, rel, cache, recorder)
         if worker is not None:
-            for rel, _ in others:  # JSON while the worker works: loading then waits less
-                if _finished(worker):
-                    break
-                done = _parse_file(root, rel, None)
-                if done is not None:
-                    parsed[rel] = done[0]
-            parsed.update(_collect(worker))
+            records.update(_collect(worker))
             worker = None
     finally:
         if worker is not None:  # interrupted (--timeout, ^C): the worker goes too
             _stop(worker)
-    for rel in theirs:  # what the worker did not send (it failed): parsed here
-        if rel not in parsed:
+    for rel in rels:
+        record = records.pop(rel, None)
+        yield record if record is not None else _record(root, rel, cache, recorder)
+
+
+def _record(root: Path, rel: str, cache: ParsedCache | None, recorder: Recorder) -> FileRecord:
+    """One file read and recorded (an unreadable file is a problem of its own)."""
+    path = _path(root, rel)
+    label = str(root / rel) if rel else str(root)
+    if path.lower().endswith(YAML_SUFFIXES):
+        parsed = _cached(path, cache) if cache is not None else None
+        if parsed is None:
             done = _parse_file(root, rel, cache)
-            if done is not None:
-                parsed[rel] = done[0]
-    return parsed
+            parsed = done[0] if done is not None else None
+    else:
+        parsed = _read(path)
+    if parsed is None:
+        return label, [(PROBLEM, "", _unreadable(path))]
+    return recorder.record(label, (root / rel).parent if rel else root.parent, *parsed)
+
+
+def _unreadable(path: str) -> str:
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as err:
+        return f"cannot read: {err.strerror}"
+    return "cannot read"
+
+
+def _read(path: str) -> Parsed | None:
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    problems: list[tuple[str, str]] = []
+    return read_docs(data, Path(path).suffix.lower(), problems), problems
+
+
+def _cached(path: str, cache: ParsedCache) -> Parsed | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    data = cache.file(cache.file_key(path, stat))
+    return _decoded(data) if data is not None else None
 
 
 def _path(root: Path, rel: str) -> str:
     return os.path.join(root, rel) if rel else str(root)
 
 
-def _shares(todo: list[tuple[str, int]], other_bytes: int) -> tuple[list[str], list[str]]:
-    """This process's YAML files and the worker's, largest files first, so both finish
-    together: this process also parses the other files (JSON, ~8x faster a byte) meanwhile."""
-    total = sum(size for _, size in todo)
-    if total < PARALLEL_MIN_BYTES or not _can_fork():
-        return [rel for rel, _ in todo], []
-    mine: list[str] = []
-    theirs: list[str] = []
-    weights = [other_bytes // JSON_SPEEDUP, 0]
-    for rel, size in sorted(todo, key=lambda item: (-item[1], item[0])):
+def _shares(root: Path, rels: list[str], cache: ParsedCache | None) -> tuple[list[str], list[str]]:
+    """This process's files and the worker's (none when it would not pay), each in file
+    order: largest first to whichever side has less to do, so both finish together."""
+    weighed: list[tuple[int, str]] = []
+    for rel in rels:
+        path = _path(root, rel)
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+        weighed.append((size * YAML_COST if path.lower().endswith(YAML_SUFFIXES) else size, rel))
+    if sum(w for w, _ in weighed) < PARALLEL_MIN_BYTES or not _can_fork():
+        return rels, []
+    sides: tuple[list[str], list[str]] = ([], [])
+    weights = [0, 0]
+    for weight, rel in sorted(weighed, key=lambda item: (-item[0], item[1])):
         side = 0 if weights[0] <= weights[1] else 1
-        (mine if side == 0 else theirs).append(rel)
-        weights[side] += size
-    return mine, theirs
+        sides[side].append(rel)
+        weights[side] += weight
+    order = {rel: i for i, rel in enumerate(rels)}
+    return sorted(sides[0], key=order.__getitem__), sorted(sides[1], key=order.__getitem__)
 
 
 def _can_fork() -> bool:
     return (os.cpu_count() or 1) >= 2 and may_fork()
 
 
-def _parse_file(
-    root: Path, rel: str, cache: ParsedCache | None, *, encode: bool = False
-) -> tuple[Parsed, bytes] | None:
-    """One file parsed (and kept in the cache), with its JSON form when kept or ``encode``d
-    (else ``b""``); None when unreadable."""
+def _parse_file(root: Path, rel: str, cache: ParsedCache | None) -> tuple[Parsed, bytes] | None:
+    """One YAML file parsed (and kept in the cache), with its JSON form when kept (else
+    ``b""``); None when unreadable."""
     path = _path(root, rel)
     try:
         with open(path, "rb") as file:
@@ -129,7 +152,7 @@ def _parse_file(
         return None
     problems: list[tuple[str, str]] = []
     docs = read_docs(data, Path(path).suffix.lower(), problems)
-    if cache is None and not encode:
+    if cache is None:
         return (docs, problems), b""
     encoded = _encoded(docs, problems)
     if encoded is None:
@@ -142,7 +165,7 @@ def _parse_file(
 def _encoded(docs: list[Doc], problems: list[tuple[str, str]]) -> bytes | None:
     try:
         return orjson.dumps([[[d.where, d.line, d.obj] for d in docs], problems])
-    except TypeError:  # not JSON values (never from deppy's guard): neither kept nor sent
+    except TypeError:  # not JSON values (never from deppy's guard): not kept
         return None
 
 
@@ -155,78 +178,85 @@ def _decoded(data: bytes) -> Parsed | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The worker: a forked copy of this process that parses its share and writes the results to a
-# pipe as one JSON array of [relative path, file's JSON form] pairs.
+# The worker: a forked copy of this process that records its share, appending each record
+# (pickled) to a temporary file both processes hold, then says on a pipe that it is done.
+
+Worker = tuple[int, int, IO[bytes]]
+"""The worker's pid, the read end of its pipe, the file it writes its records to."""
 
 
-def _start_worker(root: Path, rels: list[str], cache: ParsedCache | None) -> tuple[int, int] | None:
+def _start_worker(
+    root: Path, rels: list[str], cache: ParsedCache | None, recorder: Recorder
+) -> Worker | None:
     parent = os.getpid()
+    try:
+        output = tempfile.TemporaryFile(prefix="deppy-records-")  # noqa: SIM115 - closed by _collect or _stop
+    except OSError:
+        return None
     try:
         read_end, write_end = os.pipe()
         pid = os.fork()
     except OSError:
+        output.close()
         return None
     if pid == 0:  # the worker: never returns
         status = 1
         try:
             os.close(read_end)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
-            results: list[bytes] = []
+            # One pickler for every record: its memo keeps a value shared between files
+            # (CSV metadata a package's bundles repeat) one object when read back.
+            pickler = pickle.Pickler(output, protocol=pickle.HIGHEST_PROTOCOL)
             for rel in rels:
                 if os.getppid() != parent:  # the command was killed: nobody waits for this
                     break
-                done = _parse_file(root, rel, cache, encode=True)
-                if done is not None and done[1]:
-                    results.append(b"[" + orjson.dumps(rel) + b"," + done[1] + b"]")
+                pickler.dump((rel, _record(root, rel, cache, recorder)))
             else:
-                payload = b"[" + b",".join(results) + b"]"
-                view = memoryview(payload)
-                while view:
-                    view = view[os.write(write_end, view) :]
+                output.flush()
+                os.write(write_end, b"done")
                 status = 0
         finally:
             os._exit(status)
     os.close(write_end)
-    return pid, read_end
+    return pid, read_end, output
 
 
-def _finished(worker: tuple[int, int]) -> bool:
-    """Whether the worker has sent its results (or ended): its pipe has something to read."""
-    ready, _, _ = select.select([worker[1]], [], [], 0)
-    return bool(ready)
-
-
-def _collect(worker: tuple[int, int]) -> dict[str, Parsed]:
-    """What the worker sent (nothing when it failed); waits for it to end."""
-    pid, read_end = worker
-    chunks: list[bytes] = []
+def _collect(worker: Worker) -> dict[str, FileRecord]:
+    """The records the worker wrote (none when it failed); waits for it to end."""
+    pid, read_end, output = worker
+    said = b""
     try:
         while True:
             ready, _, _ = select.select([read_end], [], [], 0.1)  # interruptible (--timeout)
             if not ready:
                 continue
-            chunk = os.read(read_end, 1 << 20)
+            chunk = os.read(read_end, 16)
             if not chunk:
                 break
-            chunks.append(chunk)
+            said += chunk
     finally:
         os.close(read_end)
         _, status = os.waitpid(pid, 0)
-    if status != 0:
-        return {}
-    try:
-        pairs: Any = orjson.loads(b"".join(chunks))
-    except ValueError:
-        return {}
-    parsed: dict[str, Parsed] = {}
-    for rel, (docs, problems) in pairs:
-        parsed[rel] = ([Doc(w, line, obj) for w, line, obj in docs], [(w, y) for w, y in problems])
-    return parsed
+    records: dict[str, FileRecord] = {}
+    with output:
+        if status != 0 or said != b"done":
+            return records
+        output.seek(0)
+        unpickler = pickle.Unpickler(output)
+        while True:
+            try:
+                rel, record = unpickler.load()
+            except EOFError:
+                return records
+            except Exception:  # a damaged record file: what is missing is recorded here
+                return records
+            records[rel] = record
 
 
-def _stop(worker: tuple[int, int]) -> None:
-    pid, read_end = worker
+def _stop(worker: Worker) -> None:
+    pid, read_end, output = worker
     try:
+        output.close()
         os.close(read_end)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
