@@ -10,7 +10,7 @@ row: the machine is shared, so compare on a quiet machine or run again.
   resolve --catalog a YAML-heavy catalog            first ≤ 1.5 s, again ≤ 0.4 s
   catalog add community v4.18                       ≤ 5 s
   solve benchmark-256.json                          ≤ 50 ms
-  resolve --catalog 10x community (~700 MB)         ≤ 4 s, ≤ 300 MB
+  resolve --catalog 10x community (~700 MB)         ≤ 4 s, ≤ 300 MB (requiring c3-etcd)
 
 The YAML-heavy catalog stands in for certified-operators v4.18 (23 MB of YAML of 51 MB): the
 community catalog with its largest JSON files written out again as YAML until 23 MB of it is
@@ -197,10 +197,10 @@ def main() -> None:
             max(args.repeats, 11),
             ("≤ 50 ms", "≤ 50 ms"),
         )
-        if big is not None:
+        if big is not None:  # its packages are c0-… to c9-… (etcd alone would be a typo)
             row(
                 "resolve --catalog 10x community",
-                [*resolve, str(big)],
+                [*resolve[:3], "c3-etcd", *resolve[4:], str(big)],
                 home,
                 args.repeats,
                 ("≤ 4 s, ≤ 300 MB", ""),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 from collections.abc import Iterator
@@ -25,6 +26,15 @@ def _private_store(
     to the stored catalogs (``deppy resolve`` without ``--catalog``) independent of the machine.
     """
     monkeypatch.setenv("DEPPY_HOME", str(tmp_path_factory.mktemp("deppy-home")))
+
+
+@pytest.fixture(autouse=True)
+def _collector_thawed() -> Iterator[None]:
+    """Commands run in this process (CliRunner) freeze what they loaded, as a command that
+    exits after answering may (deppy.workflows.catalog_loading); this process goes on to other
+    tests, so each test's frozen objects go back to the collector."""
+    yield
+    gc.unfreeze()
 
 
 def shared_path(*parts: str) -> Path:

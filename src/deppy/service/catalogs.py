@@ -165,7 +165,9 @@ class CatalogState:
 
     def _load(self) -> Loaded:
         mark = fingerprint(self.specs, self.store)
-        found = load_catalogs(list(self.specs), store=self.store, report=self.report, lazy=False)
+        found = load_catalogs(
+            list(self.specs), store=self.store, report=self.report, one_shot=False
+        )
         source = warm(found, self.store)
         origin, rows = describe_catalogs(source, from_store=source is not found)
         with self._lock:

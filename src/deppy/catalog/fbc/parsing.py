@@ -35,9 +35,13 @@ PARALLEL_MIN_BYTES: Final = 2 << 20
 saves."""
 
 YAML_SUFFIXES: Final = (".yaml", ".yml")
-YAML_COST: Final = 6
+YAML_COST: Final = 8
 """How much longer a byte of YAML takes to read than a byte of JSON (libyaml's events against
 orjson, objects included)."""
+
+WORKER_COST: Final = 1.4
+"""What a file costs the worker against this process: it also pickles and writes its records
+(and this process reads them back)."""
 
 Parsed = tuple[list[Doc], list[tuple[str, str]]]
 """One file's documents and the problems met while splitting and parsing them."""
@@ -131,7 +135,7 @@ def _shares(root: Path, rels: list[str], cache: ParsedCache | None) -> tuple[lis
     for weight, rel in sorted(weighed, key=lambda item: (-item[0], item[1])):
         side = 0 if weights[0] <= weights[1] else 1
         sides[side].append(rel)
-        weights[side] += weight
+        weights[side] += weight if side == 0 else int(weight * WORKER_COST)
     order = {rel: i for i, rel in enumerate(rels)}
     return sorted(sides[0], key=order.__getitem__), sorted(sides[1], key=order.__getitem__)
 
