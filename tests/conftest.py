@@ -30,11 +30,14 @@ def _private_store(
 
 @pytest.fixture(autouse=True)
 def _collector_thawed() -> Iterator[None]:
-    """Commands run in this process (CliRunner) freeze what they loaded, as a command that
-    exits after answering may (deppy.workflows.catalog_loading); this process goes on to other
-    tests, so each test's frozen objects go back to the collector."""
+    """Commands run in this process (CliRunner) freeze and hold what they loaded, as a command
+    that exits after answering may (deppy.workflows.catalog_loading); this process goes on to
+    other tests, so each test's catalogs go back to the collector and are let go."""
     yield
     gc.unfreeze()
+    from deppy.workflows.catalog_loading import release_held
+
+    release_held()
 
 
 def shared_path(*parts: str) -> Path:

@@ -53,10 +53,25 @@ def main() -> None:
         sys.stdout.flush()
     except BrokenPipeError:
         reader_gone()
-    except SystemExit:
+    except SystemExit as done:
         try:
             sys.stdout.flush()
         except BrokenPipeError:
             reader_gone()
+        _end_at_once(done.code)
         raise
+    _end_at_once(code)
     raise SystemExit(code)
+
+
+def _end_at_once(code: object) -> None:
+    """End the process now, without tearing down the catalogs a one-shot command loaded whole
+    (see deppy.workflows.catalog_loading.may_end_at_once); otherwise return."""
+    loading = sys.modules.get("deppy.workflows.catalog_loading")
+    if loading is None or not (code is None or isinstance(code, int)):
+        return
+    if loading.may_end_at_once():
+        import os
+
+        sys.stderr.flush()
+        os._exit(code or 0)
