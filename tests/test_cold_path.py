@@ -397,6 +397,20 @@ def test_a_repeat_reads_the_kept_store_lazily_and_says_the_same(
     assert [code for code, _, _ in files] == [0, 0, 2, 1, 0, 0, 0]
 
 
+def test_a_damaged_kept_store_is_a_missing_one(
+    catalog_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = ("resolve", "--require", "etcd", "-o", "json", "--catalog", str(catalog_copy))
+    first = run(*at)
+    wait_for_writers()
+    cache = Path(os.environ["DEPPY_HOME"]) / "cache"
+    (entry,) = cache.glob("catalog-*")
+    entry.write_bytes(entry.read_bytes()[:5000])  # as a torn copy would leave it
+    assert run(*at) == first
+    wait_for_writers()
+    assert run(*at) == first
+
+
 def test_a_changed_file_is_never_answered_from_the_old_entry(
     catalog_copy: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,7 @@ import gc
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from deppy.catalog.fbc.cache import ParsedCache
 from deppy.catalog.fbc.checks import CatalogObjects, RawChannel
@@ -71,48 +72,28 @@ class _Loader(CatalogObjects):
                 problems.append(LoadProblem(file, event[1], event[2]))
             elif kind == BUNDLE:
                 bundle = event[1]
-                first = self.bundles.get(bundle.key)
-                if first is None:
-                    self.bundles[bundle.key] = bundle
-                else:
-                    self._duplicate(
-                        file,
-                        event[2],
-                        f"duplicate bundle, first defined at {first.source}; remove one",
-                    )
+                self._first(self.bundles, bundle.key, bundle, file, event[2], "remove one")
             elif kind == CHANNEL:
-                channel = event[1]
-                raw = self.channels.get(channel.key)
-                if raw is None:
-                    self.channels[channel.key] = RawChannel(
-                        channel, file, Doc(event[2], None, None)
-                    )
-                else:
-                    self._duplicate(
-                        file,
-                        event[3],
-                        f"duplicate channel, first defined at "
-                        f"{raw.channel.source}; merge or remove one",
-                    )
+                raw = RawChannel(event[1], file, Doc(event[2], None, None))
+                self._first(
+                    self.channels, raw.channel.key, raw, file, event[3], "merge or remove one"
+                )
             elif kind == PACKAGE:
                 package = event[1]
-                known = self.packages.get(package.name)
-                if known is None:
-                    self.packages[package.name] = package
-                else:
-                    self._duplicate(
-                        file,
-                        event[2],
-                        f"duplicate package, first defined at {known.source}; remove one of them",
-                    )
+                self._first(
+                    self.packages, package.name, package, file, event[2], "remove one of them"
+                )
             elif kind == DEPRECATIONS:
                 _, package, source, what, found, inner = event
                 if package in self.deprecation_sources:
-                    self._duplicate(
-                        file,
-                        what,
-                        f"second olm.deprecations for package {package}, the first is at "
-                        f"{self.deprecation_sources[package]}; merge them into one",
+                    problems.append(
+                        LoadProblem(
+                            file,
+                            what,
+                            f"second olm.deprecations for package {package}, the first is at "
+                            f"{self.deprecation_sources[package]}; merge them into one; "
+                            "the object is skipped",
+                        )
                     )
                     continue
                 self.deprecation_sources[package] = source
@@ -122,8 +103,19 @@ class _Loader(CatalogObjects):
             else:
                 self.others[event[1]] = self.others.get(event[1], 0) + 1
 
-    def _duplicate(self, file: str, what: str, why: str) -> None:
-        self.problems.append(LoadProblem(file, what, f"{why}; the object is skipped"))
+    def _first(
+        self, table: dict[Any, Any], key: object, value: object, file: str, what: str, fix: str
+    ) -> None:
+        """Keep ``value`` under ``key`` unless an object came first: then it is a problem."""
+        first = table.setdefault(key, value)
+        if first is not value:
+            kind, source = (
+                ("channel", first.channel.source)
+                if isinstance(first, RawChannel)
+                else (type(first).__name__.lower(), first.source)
+            )
+            why = f"duplicate {kind}, first defined at {source}; {fix}; the object is skipped"
+            self.problems.append(LoadProblem(file, what, why))
 
     def finish(self) -> Catalog:
         self.drop_orphans()
