@@ -1,8 +1,9 @@
 """``deppy cache``: the parsed-catalog cache beside the store (``$DEPPY_HOME/cache``).
 
-``--catalog DIR`` keeps what it parsed there, so the next run over an unchanged directory reads
-one file instead of every catalog file (see ``deppy.catalog.fbc.cache``). The cache is bounded
-and never needed for an answer: clearing it only makes the next run slower.
+``--catalog DIR`` keeps what it loaded there (a one-catalog SQLite store), so the next run over
+an unchanged directory reads only the packages it touches instead of every catalog file (see
+``deppy.catalog.fbc.cache`` and ``deppy.store.cache_entries``). The cache is bounded and never
+needed for an answer: clearing it only makes the next run slower.
 """
 
 from __future__ import annotations
