@@ -7,12 +7,17 @@ before the fix, each fails.
 
 from __future__ import annotations
 
+import base64
+import gzip
+import http.server
 import os
 import re
 import socket
 import subprocess
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +25,7 @@ import pytest
 
 from deppy.catalog.cel import CelBudgetExceeded, CelEvaluationError, compile_rule, properties_of
 from deppy.catalog.model import Property
+from deppy.errors import InputError
 from tests.test_store_support import DEPPY
 
 
@@ -479,3 +485,80 @@ def test_inputs_naming_a_class_wrongly_are_errors_of_their_own() -> None:
     units, errors = units_of([good, bad], {"subscription": {"metadata": {"name": "subscription"}}})
     assert [u.key for u in units] == ["subscription"]
     assert "Input ns/b: spec.inputClass: expected a string" in errors["b"]
+
+
+# -- catalog streams: a gzip bomb or an endless body stops at the stream limit ------------------
+
+
+class _StreamHandler(http.server.BaseHTTPRequestHandler):
+    """Sends ``payload`` with the ``encoding`` given (a gzip bomb, or more bytes than allowed)."""
+
+    payload = b""
+    encoding = ""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        if self.encoding:
+            self.send_header("Content-Encoding", self.encoding)
+        self.end_headers()
+        self.wfile.write(self.payload)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def _serving(payload: bytes, encoding: str = "") -> Iterator[str]:
+    handler = type("Handler", (_StreamHandler,), {"payload": payload, "encoding": encoding})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/api/v1/all"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+LIMIT = 1 << 20
+BOMB = gzip.compress(b"\n" * (LIMIT * 8))  # 8 KB that inflate to 8 MiB
+
+
+@pytest.fixture
+def small_stream_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from deppy.input_limits import streams
+
+    monkeypatch.setattr(streams, "MAX_STREAM_BYTES", LIMIT)
+
+
+@pytest.mark.usefixtures("small_stream_limit")
+def test_a_gzip_bomb_in_a_config_map_is_refused_naming_its_key() -> None:
+    encoded = base64.b64encode(BOMB).decode()
+    with pytest.raises(InputError) as refused:
+        _config_map(binaryData={"catalog.json.gz": encoded})
+    assert "ConfigMap n/m: binaryData.catalog.json.gz" in str(refused.value)
+    assert f"more than {LIMIT:,} bytes" in str(refused.value)
+
+
+@pytest.mark.usefixtures("small_stream_limit")
+@pytest.mark.parametrize(("payload", "encoding"), [(BOMB, "gzip"), (b"{}\n" * LIMIT, "")])
+def test_an_http_catalog_stream_stops_at_the_limit(payload: bytes, encoding: str) -> None:
+    from deppy.cluster.http_catalog import load_http_catalog
+    from deppy.controller.catalog_sources import fetch_http
+
+    with _serving(payload, encoding) as url:
+        with pytest.raises(InputError) as refused:
+            fetch_http(url)  # the controller's Catalog source
+        assert url in str(refused.value) and f"more than {LIMIT:,} bytes" in str(refused.value)
+        with pytest.raises(InputError) as refused:
+            load_http_catalog(url, name="bomb")  # `--catalog URL`
+        assert url in str(refused.value) and f"more than {LIMIT:,} bytes" in str(refused.value)
+
+
+def test_a_catalog_stream_under_the_limit_inflates_as_gzip_does() -> None:
+    from deppy.input_limits.streams import gunzip_capped
+
+    members = gzip.compress(b'{"schema":"olm.package","name":"a"}\n') + gzip.compress(b"\n")
+    assert gunzip_capped(members + b"\0\0") == gzip.decompress(members + b"\0\0")
+    with pytest.raises(EOFError):
+        gunzip_capped(members[:-4])

@@ -168,7 +168,21 @@ class Replicas:
         return found
 
     def tracebacks(self) -> list[str]:
-        return [c.log.name for c in self.alive.values() if "Traceback" in c.log_text()]
+        """Each living replica's first traceback: its log's name, the line before it and the
+        traceback itself, so that a violation can be read without the log."""
+        found = []
+        for controller in self.alive.values():
+            lines = controller.log_text().splitlines()
+            starts = [n for n, line in enumerate(lines) if line.startswith("Traceback")]
+            if starts:
+                first = starts[0]
+                end = next(
+                    (n for n in range(first + 1, len(lines)) if not lines[n].startswith(" ")),
+                    len(lines) - 1,
+                )
+                excerpt = "\n".join(lines[max(first - 1, 0) : end + 1])
+                found.append(f"{controller.log.name} ({len(starts)} in all):\n{excerpt}")
+        return found
 
     def stop_all(self) -> None:
         for priority in sorted(self.alive):
@@ -294,9 +308,8 @@ class Soak:
             if number % profile.fault_every == 0:
                 kind = FAULTS[(number // profile.fault_every - 1) % len(FAULTS)]
                 self.fault(kind)
-        traced = self.replicas.tracebacks()
-        for name in traced:
-            self._violation("answered", f"a traceback in {name}")
+        for traceback in self.replicas.tracebacks():
+            self._violation("answered", f"a traceback in {traceback}")
         return self.report
 
     def settle(self) -> tuple[float, inv.World]:

@@ -91,16 +91,20 @@ def whole_command(timeout: float | None) -> Iterator[Deadline]:
     watchdog.daemon = True
     try:
         watchdog.start()  # inside: a tiny timeout may interrupt before start() returns
+        if deadline.remaining() == 0.0:  # past already (a busy machine may run the timer late)
+            deadline.expired = True
+            raise deadline.error()
         yield deadline
     except KeyboardInterrupt:
         if deadline.expired:
             raise deadline.error() from None
         raise
     finally:
-        with lock:
-            finished = True
-        watchdog.cancel()
-        if deadline.expired:  # the interrupt may still be on its way: let it land here
-            with suppress(KeyboardInterrupt):
+        # the interrupt may land anywhere in here, or still be on its way: let it land
+        with suppress(KeyboardInterrupt):
+            with lock:
+                finished = True
+            watchdog.cancel()
+            if deadline.expired:
                 time.sleep(0.05)
         signal.signal(signal.SIGINT, previous)

@@ -13,6 +13,7 @@ import gzip
 import threading
 import urllib.error
 import urllib.request
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -20,6 +21,8 @@ from deppy.catalog.fbc import load_catalog_documents
 from deppy.catalog.model import Catalog
 from deppy.cluster.fbc_render import catalog_stream
 from deppy.errors import InputError
+from deppy.input_limits.limits import UnsafeInput
+from deppy.input_limits.streams import gunzip_capped, read_capped
 
 __all__ = ["ALL_PATH", "load_http_catalog", "start_http_server"]
 
@@ -34,9 +37,9 @@ def load_http_catalog(url: str, *, name: str, priority: int = 0) -> Catalog:
     )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-            body = response.read()
+            body = read_capped(response)
             if response.headers.get("Content-Encoding", "").lower() == "gzip":
-                body = gzip.decompress(body)
+                body = gunzip_capped(body)
     except urllib.error.HTTPError as error:
         raise InputError(
             url,
@@ -44,7 +47,11 @@ def load_http_catalog(url: str, *, name: str, priority: int = 0) -> Catalog:
             "give the catalog's base URL followed by /api/v1/all (status.urls.base of its "
             "ClusterCatalog)",
         ) from None
-    except (urllib.error.URLError, OSError, EOFError) as error:
+    except UnsafeInput as error:
+        raise InputError(
+            url, f"the catalog stream is {error}", "split the catalog or serve a smaller one"
+        ) from None
+    except (urllib.error.URLError, OSError, EOFError, zlib.error) as error:
         reason = getattr(error, "reason", error)
         raise InputError(
             url,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import hashlib
 import os
 import re
@@ -28,6 +27,8 @@ from deppy.catalog.fbc import load_catalog_documents
 from deppy.catalog.model import Catalog
 from deppy.controller.fields import items, mapping, name_in, text
 from deppy.errors import InputError
+from deppy.input_limits.limits import UnsafeInput
+from deppy.input_limits.streams import GZIP_MAGIC, gunzip_capped, read_capped
 
 DEFAULT_POLL_SECONDS = 600.0
 HTTP_TIMEOUT = 60.0
@@ -103,19 +104,22 @@ def catalog_source(body: Mapping[str, Any]) -> CatalogSource:
 
 
 def fetch_http(url: str, timeout: float = HTTP_TIMEOUT) -> dict[str, bytes]:
-    """The body of an FBC stream (gzip-encoded or not); raises OSError when unreachable."""
+    """The body of an FBC stream (gzip-encoded or not); raises OSError when unreachable and
+    InputError when the body, or what its gzip inflates to, passes the stream limit."""
     request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            body: bytes = response.read()
+            body = read_capped(response)
             encoding = response.headers.get("Content-Encoding", "")
     except urllib.error.HTTPError as error:
         raise OSError(f"GET {url}: HTTP {error.code} {error.reason}") from None
     except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
         reason = getattr(error, "reason", error)
         raise OSError(f"GET {url}: {reason}") from None
-    if encoding == "gzip" or body[:2] == b"\x1f\x8b":
-        body = gzip.decompress(body)
+    except UnsafeInput as error:
+        raise InputError(f"GET {url}", f"the body is {error}") from None
+    if encoding == "gzip" or body[:2] == GZIP_MAGIC:
+        body = _gunzipped(body, f"GET {url}")
     return {"all.json": body}
 
 
@@ -133,7 +137,7 @@ def config_map_files(config_maps: Sequence[Mapping[str, Any]]) -> dict[str, byte
             raw = _decoded(
                 text(encoded, f"{where}: binaryData.{key}"), f"{where}: binaryData.{key}"
             )
-            if raw[:2] == b"\x1f\x8b":
+            if raw[:2] == GZIP_MAGIC:
                 raw = _gunzipped(raw, f"{where}: binaryData.{key}")
                 key = key.removesuffix(".gz")
             files[f"{prefix}/{key}"] = raw
@@ -151,7 +155,9 @@ def _decoded(encoded: str, where: str) -> bytes:
 
 def _gunzipped(raw: bytes, where: str) -> bytes:
     try:
-        return gzip.decompress(raw)
+        return gunzip_capped(raw)
+    except UnsafeInput as error:
+        raise InputError(where, f"inflates to {error}") from None
     except (OSError, EOFError, zlib.error) as error:
         raise InputError(where, f"not a whole gzip stream: {error}") from None
 
