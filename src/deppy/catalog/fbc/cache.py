@@ -161,6 +161,9 @@ class ParsedCache:
     def file(self, key: str) -> bytes | None:
         return self._read(_FILE + key)
 
+    def has_file(self, key: str) -> bool:
+        return (self.directory / (_FILE + key)).is_file()
+
     def keep_file(self, key: str, data: bytes) -> None:
         self._write(_FILE + key, lambda path: path.write_bytes(data))
 

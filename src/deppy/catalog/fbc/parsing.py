@@ -124,10 +124,14 @@ def _shares(root: Path, rels: list[str], cache: ParsedCache | None) -> tuple[lis
     for rel in rels:
         path = _path(root, rel)
         try:
-            size = os.stat(path).st_size
+            stat = os.stat(path)
         except OSError:
-            size = 0
-        weighed.append((size * YAML_COST if path.lower().endswith(YAML_SUFFIXES) else size, rel))
+            weighed.append((0, rel))
+            continue
+        yaml = path.lower().endswith(YAML_SUFFIXES)
+        if yaml and cache is not None and cache.has_file(cache.file_key(path, stat)):
+            yaml = False  # its documents are read back as JSON
+        weighed.append((stat.st_size * YAML_COST if yaml else stat.st_size, rel))
     if sum(w for w, _ in weighed) < PARALLEL_MIN_BYTES or not _can_fork():
         return rels, []
     sides: tuple[list[str], list[str]] = ([], [])
