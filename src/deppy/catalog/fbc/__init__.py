@@ -12,9 +12,10 @@ counts as a file, an object and a valid value follows operator-registry (``alpha
 
 Speed matters (a full community index is tens of megabytes): files are parsed once with orjson
 or libyaml, parsed values are kept as they are, and versions and APIs are parsed once per text.
-Here: the loader and its entry points; one object's fields in ``objects``, checks across
-objects in ``checks``, which files and documents in ``files``, YAML files parsed ahead (two
-cores) in ``parsing``, and what is kept between runs in ``cache``.
+Here: the loader and its entry points; one object's fields in ``objects``, a file's objects
+recorded in order in ``recording`` (merged here, in file order), checks across objects in
+``checks``, which files and documents in ``files``, files read on two cores in ``parsing``,
+and what is kept between runs in ``cache``.
 """
 
 from __future__ import annotations
