@@ -10,12 +10,8 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.cluster import ClusterInstalled, ClusterState, installed_from_state
-from deppy.controller import approval, proposals
-from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
-from deppy.controller.crds import API_VERSION
-from deppy.controller.kube import ApiError, Kube
-from deppy.controller.requests import input_class_name
-from deppy.controller.resolveset import (
+from deppy.controller.approval import policies, proposals
+from deppy.controller.approval.resolveset import (
     BUNDLES_KEY,
     MANAGED_LABEL,
     MANAGER,
@@ -28,8 +24,11 @@ from deppy.controller.resolveset import (
     owner_reference,
     read_bundles_json,
 )
-from deppy.controller.runtime import Runtime
-from deppy.controller.units import (
+from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
+from deppy.controller.install.crds import API_VERSION
+from deppy.controller.kube import ApiError, Kube
+from deppy.controller.resolving.requests import input_class_name
+from deppy.controller.resolving.units import (
     WAITING,
     Held,
     UnitOutcome,
@@ -37,6 +36,7 @@ from deppy.controller.units import (
     resolve_unit,
     units_of,
 )
+from deppy.controller.runtime import Runtime
 from deppy.resolution.request import InstalledBundle
 from deppy.resolution.request_parsing import parse_version
 
@@ -346,7 +346,7 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
     kube = runtime.kube
     class_name = outcome.unit.params.provisioner_class
     provisioner = kube.get("provisionerclasses", class_name)
-    policy = ((provisioner or {}).get("parameters") or {}).get("approval") or approval.ANDROID
+    policy = ((provisioner or {}).get("parameters") or {}).get("approval") or policies.ANDROID
     source = runtime.cache.view(()).source  # a stale catalog's last good content counts
 
     def replaced(package: str, name: str) -> Bundle | None:
@@ -354,7 +354,7 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
             return None
         return next((b for b in source.bundles_of(package) if b.name == name), None)
 
-    verdict = approval.decide(policy, outcome.entries, replaced)
+    verdict = policies.decide(policy, outcome.entries, replaced)
     wrote: list[bool] = []
 
     def compute(current: Doc) -> Doc | None:
