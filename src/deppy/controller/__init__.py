@@ -3,9 +3,10 @@
 Thin: it wires ``workflows``, ``resolution`` and ``cluster`` to the API server; state lives in the
 API server. May import everything below the front doors; never ``cli`` or ``service``.
 
-One sub-package per job (each ``__init__`` says what lives there and what it may import); none
-of them imports the wiring below, and they import each other one way only — resolving uses
-catalogs and approval, approval uses install, install uses nothing (pyproject.toml's contracts):
+One sub-package per job (each ``__init__`` says what lives there and what it may import). They
+never import the wiring (the top modules that hand them objects), and import each other one way
+only: resolving uses catalogs, approval and install; approval uses install; install uses nothing
+(pyproject.toml's contracts):
 
 * ``catalogs/``: ``sources`` (where a Catalog's content comes from), ``loading`` (one loaded,
   its status written), ``cache`` (the last good content of each, and its health);
