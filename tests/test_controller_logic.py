@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import base64
 import gzip
+import json
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,7 +35,8 @@ from deppy.resolution.node_library import minimal_version_pipeline
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import parse_require
 from deppy.workflows.resolve import resolve_with_options
-from tests.conftest import shared_path
+from tests.conftest import free_port, shared_path
+from tests.controller_env import DEPPY
 from tests.soak.catalog import SoakBundle, SoakCatalog
 
 EXCERPTS = "redhat-operator-index-excerpts"
@@ -383,3 +387,46 @@ def test_a_catalog_that_fails_to_reload_serves_its_last_good_content() -> None:
     assert not cache.view(["small"]).waits_for(["small"])
     cache.removed("small")
     assert cache.view(["small"]).unavailable == (("small", "the Catalog was deleted"),)
+
+
+# -- an API server that cannot be reached: one line, never urllib3's traceback -------------------
+
+
+def _unreachable_kubeconfig(tmp_path: Path) -> Path:
+    """A kubeconfig naming a port on 127.0.0.1 where nothing listens."""
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": {"server": f"https://127.0.0.1:{free_port()}"}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "x",
+        "users": [{"name": "u", "user": {"token": "t"}}],
+    }
+    path = tmp_path / "kubeconfig"
+    path.write_text(json.dumps(config))
+    return path
+
+
+def test_a_connection_failure_is_a_connection_error(tmp_path: Path) -> None:
+    """What the handlers and the namespace queue retry with one log line (an OSError), not
+    urllib3's MaxRetryError or ProtocolError, which kopf would log with a traceback."""
+    from deppy.controller.kube import Kube
+    from deppy.controller.runner import api_client
+
+    kube = Kube(api_client(str(_unreachable_kubeconfig(tmp_path))))
+    with pytest.raises(ConnectionError, match="Connection refused"):
+        kube.get("instances", "x", "ns")
+
+
+def test_approve_without_an_api_server_is_one_error_line(tmp_path: Path) -> None:
+    kubeconfig = _unreachable_kubeconfig(tmp_path)
+    done = subprocess.run(
+        [DEPPY, "approve", "x", "-n", "ns", "--kubeconfig", str(kubeconfig)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("deppy: error: Instance ns/x: cannot reach the API server")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr

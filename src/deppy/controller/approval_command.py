@@ -34,6 +34,12 @@ def approve_instance(kubeconfig: str | None, namespace: str, name: str, message:
         done = kube.update_status("instances", name, namespace, compute)
     except ApiError as error:
         raise InputError(where, f"cannot approve: {error}") from None
+    except OSError as error:
+        raise InputError(
+            where,
+            f"cannot reach the API server: {error}",
+            "check --kubeconfig (or $KUBECONFIG) and that the API server is up",
+        ) from None
     if done is None:
         raise InputError(
             where, "no such Instance", f"list them: kubectl get instances -n {namespace}"

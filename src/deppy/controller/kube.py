@@ -103,9 +103,7 @@ class Kube:
             url += "?" + urlencode(query)
         headers = {"Accept": "application/json", "Content-Type": content_type}
         self.client.update_params_for_auth(headers, [], ["BearerToken"], path, method, body)
-        response = self.client.rest_client.request(
-            method, url, headers=headers, body=body, _request_timeout=30
-        )
+        response = self._send(method, url, headers, body)
         data = response.read()
         text = data.decode() if isinstance(data, bytes) else str(data or "")
         if response.status >= 400:
@@ -114,6 +112,26 @@ class Kube:
                 reason = json.loads(text).get("message", reason)
             raise ApiError(response.status, reason)
         return json.loads(text) if text else {}
+
+    def _send(self, method: str, url: str, headers: dict[str, str], body: Any) -> Any:
+        """The request; a failure of the connection itself (the server closed a kept-alive
+        connection, a TLS handshake cut short, a read that timed out) is a ConnectionError, as
+        the standard library would raise, not urllib3's or the client's own exception types:
+        callers retry it like any other outage, with one log line and no traceback."""
+        from kubernetes.client.exceptions import ApiException
+        from urllib3.exceptions import HTTPError
+
+        try:
+            return self.client.rest_client.request(
+                method, url, headers=headers, body=body, _request_timeout=30
+            )
+        except HTTPError as error:
+            raise ConnectionError(f"{method} {url}: {error}") from None
+        except ApiException as error:  # the client's own: a TLS error, a read told to retry
+            if not error.status:
+                reason = " ".join(str(error.reason).split())
+                raise ConnectionError(f"{method} {url}: {reason}") from None
+            raise ApiError(error.status, str(error.reason)) from None
 
     # -- reads -------------------------------------------------------------------------------
     def get(self, plural: str, name: str, namespace: str | None = None) -> Body | None:
