@@ -133,10 +133,10 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
         catalog = on_cluster.catalog if on_cluster is not None else None
         clock = time.perf_counter()
         outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster, catalog)
+        seconds = time.perf_counter() - clock
         if outcome.reason != WAITING:
-            seconds = time.perf_counter() - clock
             runtime.observe.resolved("unit", namespace, outcome.reason, seconds)
-        approved = _apply(runtime, namespace, outcome, by_name)
+        approved = _apply(runtime, namespace, outcome, by_name, seconds)
         if outcome.current is not None:
             _retire(kube, namespace, outcome.unit.key, outcome.current, every_instance)
         elif not approved:
@@ -191,10 +191,15 @@ def _supersede(
 
 
 def _apply(
-    runtime: Runtime, namespace: str, outcome: UnitOutcome, by_name: Mapping[str, Body]
+    runtime: Runtime,
+    namespace: str,
+    outcome: UnitOutcome,
+    by_name: Mapping[str, Body],
+    seconds: float,
 ) -> bool:
-    """Write the unit's answer; True when a new resolveset was approved (the older ones of the
-    unit are then removed)."""
+    """Write the unit's answer (``seconds``: how long resolving it took, told in the Inputs'
+    log lines); True when a new resolveset was approved (the older ones of the unit are then
+    removed)."""
     kube = runtime.kube
     approved = False
     if outcome.reason == WAITING:
@@ -237,7 +242,9 @@ def _apply(
         if refs:
             fields["resolveset"] = refs
         _write_input(kube, body, outcome.reason, outcome.message, fields, outcome.stale)
-        runtime.observe.answered(body, outcome.reason, outcome.message, fields, stale=outcome.stale)
+        runtime.observe.answered(
+            body, outcome.reason, outcome.message, fields, seconds, stale=outcome.stale
+        )
     if outcome.reason == "Resolved" and outcome.unit.params.generate_inputs:
         _generate_dependency_inputs(kube, namespace, [outcome])
     return approved
