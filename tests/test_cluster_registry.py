@@ -160,3 +160,17 @@ def test_catalog_serve_command_serves_until_terminated(tmp_path: Path) -> None:
     finally:
         process.terminate()
         assert process.wait(timeout=30) == 0
+
+
+def test_a_registry_that_sends_past_the_stream_limit_is_refused(
+    full: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A registry streaming bundles without end stops at the catalog stream limit (here 1 MiB
+    of the community catalog's tens of MB), one error naming the registry."""
+    from deppy.input_limits import streams
+
+    monkeypatch.setattr(streams, "MAX_STREAM_BYTES", 1 << 20)
+    with registry(full) as address, pytest.raises(InputError) as refused:
+        load_url_catalog(f"grpc://{address}", name="community")
+    assert address in str(refused.value)
+    assert "the registry sent more than 1,048,576 bytes" in str(refused.value)

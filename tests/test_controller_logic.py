@@ -16,20 +16,20 @@ from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.fbc import load_catalog, load_catalog_documents
 from deppy.catalog.model import Catalog
 from deppy.catalog.semver import Version
-from deppy.controller.active_resolutions import Outcome, answer
-from deppy.controller.approval import ALLOW_ALL, DENY_ALL, decide
-from deppy.controller.catalog_cache import CatalogCache
-from deppy.controller.catalog_sources import catalog_source, config_map_files, parse_duration
-from deppy.controller.crds import all_crds
-from deppy.controller.manifests import all_manifests
-from deppy.controller.permissions import Rule, added_rules, bundle_rules
-from deppy.controller.requests import (
+from deppy.controller.approval.permissions import Rule, added_rules, bundle_rules
+from deppy.controller.approval.policies import ALLOW_ALL, DENY_ALL, decide
+from deppy.controller.approval.resolveset import Resolveset, SetEntry, build
+from deppy.controller.catalogs.cache import CatalogCache
+from deppy.controller.catalogs.sources import catalog_source, config_map_files, parse_duration
+from deppy.controller.install.crds import all_crds
+from deppy.controller.install.manifests import all_manifests
+from deppy.controller.resolving.active_resolutions import Outcome, answer
+from deppy.controller.resolving.requests import (
     active_resolution_request,
     class_parameters,
     input_requirements,
     operator_input_constraints,
 )
-from deppy.controller.resolveset import Resolveset, SetEntry, build
 from deppy.errors import InputError
 from deppy.resolution.node_library import minimal_version_pipeline
 from deppy.resolution.request import ClusterFacts, ResolutionRequest

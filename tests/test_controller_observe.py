@@ -289,6 +289,8 @@ def test_json_logs_one_object_a_line(env: dict[str, Any]) -> None:
     answers = [p for p in parsed if p.get("reason") == "Resolved" and p.get("object") == "jaeger"]
     assert answers and answers[0]["kind"] == "ActiveResolution" and answers[0]["namespace"]
     assert answers[0]["duration"] > 0
+    inputs = [p for p in parsed if p.get("kind") == "Input" and p.get("reason") == "Resolved"]
+    assert inputs and all(p["duration"] > 0 for p in inputs)  # the unit's resolution time
 
 
 def test_the_service_account_may_post_and_count_events(env: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from deppy.controller.catalogs import catch_up, load_catalog
+from deppy.controller.catalogs.loading import catch_up, load_catalog
 from deppy.controller.runtime import Runtime
 from tests.controller_env import (
     Controller,

@@ -444,7 +444,8 @@ CONTROLLER_SEEDS: dict[str, list[Any]] = {
 
 def _controller_call(kind: str, body: Any) -> Callable[[], Any]:
     from deppy.catalog.catalog_set import CatalogSet
-    from deppy.controller import catalog_sources, requests
+    from deppy.controller.catalogs import sources
+    from deppy.controller.resolving import requests
     from deppy.resolution.request import ClusterFacts
 
     calls: dict[str, Callable[[], Any]] = {
@@ -457,8 +458,8 @@ def _controller_call(kind: str, body: Any) -> Callable[[], Any]:
         ),
         "InputClass": lambda: requests.class_parameters(body),
         "Operator": lambda: requests.operator_input_constraints(body),
-        "Catalog": lambda: catalog_sources.catalog_source(body),
-        "ConfigMap": lambda: catalog_sources.config_map_files([body]),
+        "Catalog": lambda: sources.catalog_source(body),
+        "ConfigMap": lambda: sources.config_map_files([body]),
     }
     return calls[kind]
 
@@ -503,8 +504,8 @@ def _bundle_embedding(spec: Any, name: str) -> Any:
 def test_approval_on_hostile_csvs(new_spec: Any, old_spec: Any, upgrade: bool) -> None:
     """Android approval reads the permissions of catalog CSVs: a verdict always, with a reason
     and one line, whatever the CSVs hold."""
-    from deppy.controller.approval import decide
-    from deppy.controller.resolveset import SetEntry
+    from deppy.controller.approval.policies import decide
+    from deppy.controller.approval.resolveset import SetEntry
 
     new, old = _bundle_embedding(new_spec, "p.v2"), _bundle_embedding(old_spec, "p.v1")
     entry = SetEntry(new, "a", pivot_from="p.v1" if upgrade else None)

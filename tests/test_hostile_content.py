@@ -331,8 +331,8 @@ ACCOUNT = {"serviceAccountName": "p", "rules": [{"apiGroups": [""], "resources":
     ],
 )
 def test_a_bundle_whose_permissions_cannot_be_read_is_not_approved(spec: Any, field: str) -> None:
-    from deppy.controller.approval import decide
-    from deppy.controller.resolveset import SetEntry
+    from deppy.controller.approval.policies import decide
+    from deppy.controller.approval.resolveset import SetEntry
 
     new = bundle_with_csv(spec)
     old = bundle_with_csv({"install": {"spec": {"permissions": [ACCOUNT]}}})
@@ -366,7 +366,7 @@ def wrong(name: str, field: str) -> Callable[[Callable[[], Any]], Callable[[], A
 
 
 def _requests() -> Any:
-    from deppy.controller import requests
+    from deppy.controller.resolving import requests
 
     return requests
 
@@ -431,7 +431,7 @@ for label, params, field_name in [
 
 
 def _catalog(spec: Any) -> Any:
-    from deppy.controller.catalog_sources import catalog_source
+    from deppy.controller.catalogs.sources import catalog_source
 
     return catalog_source({"metadata": {"name": "c"}, "spec": spec})
 
@@ -450,7 +450,7 @@ for label, spec_value, field_name in [
 
 
 def _config_map(**fields: Any) -> Any:
-    from deppy.controller.catalog_sources import config_map_files
+    from deppy.controller.catalogs.sources import config_map_files
 
     return config_map_files([{"metadata": {"name": "m", "namespace": "n"}, **fields}])
 
@@ -478,7 +478,7 @@ def test_a_wrongly_typed_field_is_an_input_error_naming_it(
 
 
 def test_inputs_naming_a_class_wrongly_are_errors_of_their_own() -> None:
-    from deppy.controller.units import units_of
+    from deppy.controller.resolving.units import units_of
 
     good = input_body({"constraints": [CATALOG_REF]})
     bad = input_body({"inputClass": 7, "constraints": [CATALOG_REF]}, name="b")
@@ -544,7 +544,7 @@ def test_a_gzip_bomb_in_a_config_map_is_refused_naming_its_key() -> None:
 @pytest.mark.parametrize(("payload", "encoding"), [(BOMB, "gzip"), (b"{}\n" * LIMIT, "")])
 def test_an_http_catalog_stream_stops_at_the_limit(payload: bytes, encoding: str) -> None:
     from deppy.cluster.http_catalog import load_http_catalog
-    from deppy.controller.catalog_sources import fetch_http
+    from deppy.controller.catalogs.sources import fetch_http
 
     with _serving(payload, encoding) as url:
         with pytest.raises(InputError) as refused:

@@ -44,3 +44,22 @@ def test_the_explanation_shown_is_what_deppy_prints() -> None:
     )
     assert code == 1
     assert out == shown
+
+
+def test_the_layout_names_files_that_exist() -> None:
+    """A module moved or renamed leaves no stale path in "Layout": each backticked ``.py`` or
+    folder exists, under ``src/deppy/`` or the repository; a bare file name belongs to the last
+    folder named before it on its line."""
+    section = README.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    src = ROOT / "src" / "deppy"
+    missing = []
+    for line in section.splitlines():
+        folder = src
+        for token in re.findall(r"`([\w/*.]+(?:\.py|/))`", line):
+            bases = (src, ROOT) if "/" in token else (folder,)
+            found = [path for base in bases for path in base.glob(token)]
+            if not found:
+                missing.append(token)
+            elif token.endswith("/"):
+                folder = found[0]
+    assert missing == []

@@ -25,7 +25,7 @@ def manifests_cmd(namespace: str, image: str, replicas: int, only: str) -> None:
     """Print the CRDs, default InputClasses and ProvisionerClass, RBAC and the Deployment."""
     import yaml
 
-    from deppy.controller.manifests import all_manifests
+    from deppy.controller.install.manifests import all_manifests
 
     documents = all_manifests(namespace=namespace, image=image, replicas=replicas)
     if only != "all":

@@ -15,7 +15,7 @@ catalog read over gRPC obeys exactly the rules of one read from a directory.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -33,7 +33,7 @@ from deppy.catalog.properties import (
 )
 from deppy.cluster.fbc_render import entry_object
 from deppy.errors import InputError
-from deppy.input_limits import UnsafeInput, json_value
+from deppy.input_limits import UnsafeInput, json_value, streams
 
 if TYPE_CHECKING:
     from deppy.cluster import registry_pb2 as pb
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["load_registry_catalog", "registry_documents"]
 
 CONNECT_TIMEOUT = 5.0
+_M = TypeVar("_M", "pb.Package", "pb.PackageName", "pb.Bundle")
 CALL_TIMEOUT = 300.0
 MAX_MESSAGE = 256 << 20
 # Legacy channel-membership properties: the channel entries carry this information.
@@ -183,6 +184,25 @@ def registry_documents(
     return documents
 
 
+class _Received:
+    """What a registry has sent so far, in bytes: a registry that streams without end (or lists
+    millions of packages) stops at the catalog stream limit instead of filling memory."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.size = 0
+
+    def counted(self, message: _M) -> _M:
+        self.size += message.ByteSize()
+        if self.size > streams.MAX_STREAM_BYTES:
+            raise InputError(
+                self.where,
+                f"the registry sent {streams.too_big_message(streams.MAX_STREAM_BYTES)}",
+                "serve a smaller catalog",
+            )
+        return message
+
+
 def load_registry_catalog(address: str, *, name: str, priority: int = 0) -> Catalog:
     """Every package and bundle a gRPC registry at ``host:port`` serves, as a catalog.
 
@@ -209,15 +229,20 @@ def load_registry_catalog(address: str, *, name: str, priority: int = 0) -> Cata
             ) from None
         stub = rpc.RegistryStub(channel)  # type: ignore[no-untyped-call]
         try:
+            received = _Received(where)
             names = sorted(
-                p.name for p in stub.ListPackages(pb.ListPackageRequest(), timeout=CALL_TIMEOUT)
+                received.counted(p).name
+                for p in stub.ListPackages(pb.ListPackageRequest(), timeout=CALL_TIMEOUT)
             )
             pending = [
                 stub.GetPackage.future(pb.GetPackageRequest(name=n), timeout=CALL_TIMEOUT)
                 for n in names
             ]
-            packages = [future.result() for future in pending]
-            bundles = list(stub.ListBundles(pb.ListBundlesRequest(), timeout=CALL_TIMEOUT))
+            packages = [received.counted(future.result()) for future in pending]
+            bundles = [
+                received.counted(b)
+                for b in stub.ListBundles(pb.ListBundlesRequest(), timeout=CALL_TIMEOUT)
+            ]
         except grpc.RpcError as error:
             raise InputError(
                 where,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import getpass
 
+from deppy.controller.approval.proposals import SUPERSEDED
 from deppy.controller.conditions import condition, set_condition
 from deppy.controller.events import Recorder
 from deppy.controller.kube import ApiError, Body, Kube
-from deppy.controller.proposals import SUPERSEDED
 from deppy.controller.runner import api_client
 from deppy.errors import InputError
 

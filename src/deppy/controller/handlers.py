@@ -22,13 +22,13 @@ from typing import Any
 
 import kopf
 
-from deppy.controller.active_resolutions import Outcome, answer, uses_catalog
-from deppy.controller.catalogs import catch_up, load_catalog, poll_due
-from deppy.controller.crds import GROUP, VERSION
+from deppy.controller.catalogs.loading import catch_up, load_catalog, poll_due
+from deppy.controller.install.crds import GROUP, VERSION
 from deppy.controller.kube import ApiError
 from deppy.controller.namespace_queue import NamespaceQueue
-from deppy.controller.namespace_sync import reconcile_namespace
-from deppy.controller.operators import ensure_input, operators_of, refresh_status
+from deppy.controller.resolving.active_resolutions import Outcome, answer, uses_catalog
+from deppy.controller.resolving.namespace_sync import reconcile_namespace
+from deppy.controller.resolving.operators import ensure_input, operators_of, refresh_status
 from deppy.controller.runtime import Runtime
 
 log = logging.getLogger("deppy.controller")

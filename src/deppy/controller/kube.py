@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from deppy.controller.crds import GROUP, VERSION
+from deppy.controller.install.crds import GROUP, VERSION
 
 Body = dict[str, Any]
 

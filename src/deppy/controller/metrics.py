@@ -16,7 +16,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.catalogs.cache import CatalogCache
 from deppy.observability import SECONDS
 from deppy.observability import registry as new_registry
 

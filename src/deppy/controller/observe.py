@@ -17,12 +17,12 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deppy.controller.approval import Verdict
-from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.approval.policies import Verdict
+from deppy.controller.approval.resolveset import SetEntry
+from deppy.controller.catalogs.cache import CatalogCache
 from deppy.controller.events import Recorder
 from deppy.controller.kube import Kube
 from deppy.controller.metrics import ControllerMetrics
-from deppy.controller.resolveset import SetEntry
 
 log = logging.getLogger("deppy.controller")
 Body = Mapping[str, Any]

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.catalogs.cache import CatalogCache
 from deppy.controller.kube import ApiError, Kube
 from deppy.controller.observe import Observer
 from deppy.resolution.request import ClusterFacts

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deppy.controller.crds import API_VERSION, GROUP, all_crds
+from deppy.controller.install.crds import API_VERSION, GROUP, all_crds
 
 DEFAULT_NAMESPACE = "deppy-system"
 DEFAULT_IMAGE = "deppy:latest"

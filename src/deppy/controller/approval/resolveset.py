@@ -23,7 +23,7 @@ import orjson
 
 from deppy.catalog.model import Bundle
 from deppy.cluster import projected_properties
-from deppy.controller.crds import API_VERSION
+from deppy.controller.install.crds import API_VERSION
 
 BUNDLES_KEY = "resolved.bundles.json"
 TRACE_KEY = "trace.jsonl.gz"

@@ -9,13 +9,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deppy.controller.conditions import condition, same_conditions, set_condition
-from deppy.controller.crds import API_VERSION
 from deppy.controller.fields import text
+from deppy.controller.install.crds import API_VERSION
 from deppy.controller.kube import Body
-from deppy.controller.namespace_sync import MANAGED, held_bundles
-from deppy.controller.requests import operator_input_constraints, where_of
+from deppy.controller.resolving.namespace_sync import MANAGED, held_bundles
+from deppy.controller.resolving.requests import operator_input_constraints, where_of
+from deppy.controller.resolving.units import name_of
 from deppy.controller.runtime import Runtime
-from deppy.controller.units import name_of
 from deppy.errors import InputError
 from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 

@@ -14,8 +14,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from deppy.controller.catalog_cache import CatalogEntry
-from deppy.controller.catalog_sources import (
+from deppy.controller.catalogs.cache import CatalogEntry
+from deppy.controller.catalogs.sources import (
     CatalogSource,
     catalog_source,
     config_map_files,
@@ -104,7 +104,7 @@ def catalog_failed(
 def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]]:
     cache = runtime.cache
     if source.kind == "path":
-        from deppy.controller.catalog_sources import directory_digest
+        from deppy.controller.catalogs.sources import directory_digest
 
         digest = directory_digest(source.path) if _exists(source.path) else ""
         if (

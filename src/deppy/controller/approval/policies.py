@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from deppy.catalog.model import Bundle
-from deppy.controller.permissions import UnreadablePermissions, added_rules, bundle_rules
-from deppy.controller.resolveset import SetEntry
+from deppy.controller.approval.permissions import UnreadablePermissions, added_rules, bundle_rules
+from deppy.controller.approval.resolveset import SetEntry
 
 ALLOW_ALL, DENY_ALL, ANDROID = "AllowAll", "DenyAll", "Android"
 POLICIES = (ALLOW_ALL, DENY_ALL, ANDROID)

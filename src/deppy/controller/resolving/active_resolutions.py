@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deppy.controller.catalog_cache import CatalogCache, CatalogView
+from deppy.controller.catalogs.cache import CatalogCache, CatalogView
 from deppy.controller.conditions import condition, now, set_condition
-from deppy.controller.requests import active_resolution_request
+from deppy.controller.resolving.requests import active_resolution_request
 from deppy.errors import InputError
 from deppy.explain import explanation_as_dict, explanation_as_text
 from deppy.resolution.answer import Resolution

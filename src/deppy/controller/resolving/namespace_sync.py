@@ -10,12 +10,8 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.cluster import ClusterInstalled, ClusterState, installed_from_state
-from deppy.controller import approval, proposals
-from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
-from deppy.controller.crds import API_VERSION
-from deppy.controller.kube import ApiError, Kube
-from deppy.controller.requests import input_class_name
-from deppy.controller.resolveset import (
+from deppy.controller.approval import policies, proposals
+from deppy.controller.approval.resolveset import (
     BUNDLES_KEY,
     MANAGED_LABEL,
     MANAGER,
@@ -28,8 +24,11 @@ from deppy.controller.resolveset import (
     owner_reference,
     read_bundles_json,
 )
-from deppy.controller.runtime import Runtime
-from deppy.controller.units import (
+from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
+from deppy.controller.install.crds import API_VERSION
+from deppy.controller.kube import ApiError, Kube
+from deppy.controller.resolving.requests import input_class_name
+from deppy.controller.resolving.units import (
     WAITING,
     Held,
     UnitOutcome,
@@ -37,6 +36,7 @@ from deppy.controller.units import (
     resolve_unit,
     units_of,
 )
+from deppy.controller.runtime import Runtime
 from deppy.resolution.request import InstalledBundle
 from deppy.resolution.request_parsing import parse_version
 
@@ -133,10 +133,10 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
         catalog = on_cluster.catalog if on_cluster is not None else None
         clock = time.perf_counter()
         outcome = resolve_unit(unit, held, runtime.cache, runtime.cluster, catalog)
+        seconds = time.perf_counter() - clock
         if outcome.reason != WAITING:
-            seconds = time.perf_counter() - clock
             runtime.observe.resolved("unit", namespace, outcome.reason, seconds)
-        approved = _apply(runtime, namespace, outcome, by_name)
+        approved = _apply(runtime, namespace, outcome, by_name, seconds)
         if outcome.current is not None:
             _retire(kube, namespace, outcome.unit.key, outcome.current, every_instance)
         elif not approved:
@@ -191,10 +191,15 @@ def _supersede(
 
 
 def _apply(
-    runtime: Runtime, namespace: str, outcome: UnitOutcome, by_name: Mapping[str, Body]
+    runtime: Runtime,
+    namespace: str,
+    outcome: UnitOutcome,
+    by_name: Mapping[str, Body],
+    seconds: float,
 ) -> bool:
-    """Write the unit's answer; True when a new resolveset was approved (the older ones of the
-    unit are then removed)."""
+    """Write the unit's answer (``seconds``: how long resolving it took, told in the Inputs'
+    log lines); True when a new resolveset was approved (the older ones of the unit are then
+    removed)."""
     kube = runtime.kube
     approved = False
     if outcome.reason == WAITING:
@@ -237,7 +242,9 @@ def _apply(
         if refs:
             fields["resolveset"] = refs
         _write_input(kube, body, outcome.reason, outcome.message, fields, outcome.stale)
-        runtime.observe.answered(body, outcome.reason, outcome.message, fields, stale=outcome.stale)
+        runtime.observe.answered(
+            body, outcome.reason, outcome.message, fields, seconds, stale=outcome.stale
+        )
     if outcome.reason == "Resolved" and outcome.unit.params.generate_inputs:
         _generate_dependency_inputs(kube, namespace, [outcome])
     return approved
@@ -346,7 +353,7 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
     kube = runtime.kube
     class_name = outcome.unit.params.provisioner_class
     provisioner = kube.get("provisionerclasses", class_name)
-    policy = ((provisioner or {}).get("parameters") or {}).get("approval") or approval.ANDROID
+    policy = ((provisioner or {}).get("parameters") or {}).get("approval") or policies.ANDROID
     source = runtime.cache.view(()).source  # a stale catalog's last good content counts
 
     def replaced(package: str, name: str) -> Bundle | None:
@@ -354,7 +361,7 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
             return None
         return next((b for b in source.bundles_of(package) if b.name == name), None)
 
-    verdict = approval.decide(policy, outcome.entries, replaced)
+    verdict = policies.decide(policy, outcome.entries, replaced)
     wrote: list[bool] = []
 
     def compute(current: Doc) -> Doc | None:

@@ -19,10 +19,11 @@ from typing import Any
 from deppy.catalog.catalog_set import BundleSource, CatalogSet
 from deppy.catalog.model import Catalog
 from deppy.catalog.overlay import Overlay
-from deppy.controller.catalog_cache import CatalogCache
+from deppy.controller.approval.resolveset import Resolveset, SetEntry, build
+from deppy.controller.catalogs.cache import CatalogCache
 from deppy.controller.fields import name_in
-from deppy.controller.instances_status import input_statuses
-from deppy.controller.requests import (
+from deppy.controller.resolving.instances_status import input_statuses
+from deppy.controller.resolving.requests import (
     DEFAULT_TIMEOUT,
     ClassParameters,
     class_parameters,
@@ -30,7 +31,6 @@ from deppy.controller.requests import (
     input_requirements,
     where_of,
 )
-from deppy.controller.resolveset import Resolveset, SetEntry, build
 from deppy.errors import InputError
 from deppy.explain import explanation_as_dict, explanation_as_text
 from deppy.resolution.answer import Resolution

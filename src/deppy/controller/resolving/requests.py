@@ -24,8 +24,8 @@ from deppy.catalog.cel import (
     rule_budget,
 )
 from deppy.catalog.semver import Version
-from deppy.controller.crds import MAX_INPUT_CONSTRAINTS
 from deppy.controller.fields import flag, items, mapping, name_in, seconds, text
+from deppy.controller.install.crds import MAX_INPUT_CONSTRAINTS
 from deppy.errors import InputError, json_type
 from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
 from deppy.resolution.request_parsing import (
