@@ -430,3 +430,36 @@ def test_approve_without_an_api_server_is_one_error_line(tmp_path: Path) -> None
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("deppy: error: Instance ns/x: cannot reach the API server")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_kopfs_pause_race_is_one_warning_line(caplog: pytest.LogCaptureFixture) -> None:
+    """kopf 1.45 cancels a pending watch request from a done-callback and asserts it runs in a
+    task, which asyncio's callbacks never do: asyncio logs that AssertionError with a traceback
+    (the soak's standby met it at start-up). The controller's log says it in one line."""
+    import asyncio
+    import logging
+
+    from deppy.controller import runner
+
+    def request_cancel_callback(_: object) -> None:  # kopf's, as asyncio runs it
+        task = asyncio.current_task()
+        assert task is not None
+
+    async def pause_while_a_request_is_pending() -> None:
+        stopper = asyncio.get_running_loop().create_future()
+        stopper.add_done_callback(request_cancel_callback)
+        stopper.set_result(None)
+        await asyncio.sleep(0)
+
+    runner.quiet_known_kopf_noise()
+    try:
+        with caplog.at_level(logging.WARNING, logger="asyncio"):
+            asyncio.run(pause_while_a_request_is_pending())
+    finally:
+        for noise in (runner._quiet_shutdown, runner._kopf_pause_race):
+            logging.getLogger("asyncio").removeFilter(noise)
+    told = [r for r in caplog.records if r.name == "asyncio"]
+    assert [(r.levelname, r.getMessage(), r.exc_info) for r in told] == [
+        ("WARNING", runner.PAUSE_RACE, None)
+    ]
+    assert "Traceback" not in caplog.text

@@ -42,6 +42,33 @@ def _quiet_shutdown(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith("an error occurred during closing of asynchronous")
 
 
+PAUSE_RACE = (
+    "kopf: a watch request in flight when operations paused was not cancelled (a known kopf "
+    "1.45 fault: its request_cancel_callback runs outside a task); the watch stops at its "
+    "first answer, nothing is lost"
+)
+
+
+def _kopf_pause_race(record: logging.LogRecord) -> bool:
+    """kopf's ``stream()`` cancels a watch request whose headers are still pending when the
+    operator pauses (a peer of higher priority appeared) from a future's done-callback, which
+    asyncio runs outside any task: kopf's own ``assert task is not None`` fails there and asyncio
+    logs it with a traceback. The pause still takes effect when the request answers. Told as
+    one warning line instead (the soak's replicas, started together, meet it at start-up)."""
+    error = record.exc_info[1] if record.exc_info else None
+    if isinstance(error, AssertionError) and "request_cancel_callback" in str(record.msg):
+        record.msg, record.args, record.exc_info, record.exc_text = PAUSE_RACE, (), None, None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+    return True
+
+
+def quiet_known_kopf_noise() -> None:
+    """The asyncio log records kopf's harmless faults make, kept out of the log or made one line."""
+    asyncio_log = logging.getLogger("asyncio")
+    asyncio_log.addFilter(_quiet_shutdown)
+    asyncio_log.addFilter(_kopf_pause_race)
+
+
 def default_priority() -> int:
     """Distinct per replica, stable for the life of the process."""
     identity = f"{os.environ.get('POD_NAME') or socket.gethostname()}/{os.getpid()}"
@@ -71,7 +98,7 @@ def run(options: ControllerOptions) -> None:
     configure(options.log_format, level=logging.DEBUG if options.verbose else logging.INFO)
     for noisy in ("kopf.objects", "kopf.activities.probe", "aiohttp.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
-    logging.getLogger("asyncio").addFilter(_quiet_shutdown)
+    quiet_known_kopf_noise()
     if options.kubeconfig:
         os.environ["KUBECONFIG"] = options.kubeconfig  # kopf's login reads it too
     runtime = Runtime(Kube(api_client(options.kubeconfig)), namespaces=options.namespaces)
