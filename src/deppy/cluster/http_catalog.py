@@ -22,24 +22,33 @@ from deppy.catalog.model import Catalog
 from deppy.cluster.fbc_render import catalog_stream
 from deppy.errors import InputError
 from deppy.input_limits.limits import UnsafeInput
-from deppy.input_limits.streams import gunzip_capped, read_capped
+from deppy.input_limits.streams import GZIP_MAGIC, gunzip_capped, read_capped
 
-__all__ = ["ALL_PATH", "load_http_catalog", "start_http_server"]
+__all__ = ["ALL_PATH", "fetch_stream", "load_http_catalog", "start_http_server"]
 
 ALL_PATH = "/api/v1/all"
 TIMEOUT = 120.0
 
 
-def load_http_catalog(url: str, *, name: str, priority: int = 0) -> Catalog:
-    """The FBC stream at ``url`` (``http(s)://…/api/v1/all``) as a catalog."""
+def fetch_stream(url: str, timeout: float = TIMEOUT) -> bytes:
+    """The body of the FBC stream at ``url``, inflated when gzip (by its Content-Encoding or its
+    first bytes), both read with the catalog stream cap. Raises urllib.error.HTTPError for an
+    error answer, OSError when unreachable, UnsafeInput past the cap, zlib.error or EOFError
+    for a broken gzip stream: each caller says these in its own terms (the CLI's exit 2, the
+    controller's Catalog condition)."""
     request = urllib.request.Request(
         url, headers={"Accept-Encoding": "gzip", "User-Agent": "deppy"}
     )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        body = read_capped(response)
+        encoding = response.headers.get("Content-Encoding", "").lower()
+    return gunzip_capped(body) if encoding == "gzip" or body[:2] == GZIP_MAGIC else body
+
+
+def load_http_catalog(url: str, *, name: str, priority: int = 0) -> Catalog:
+    """The FBC stream at ``url`` (``http(s)://…/api/v1/all``) as a catalog."""
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-            body = read_capped(response)
-            if response.headers.get("Content-Encoding", "").lower() == "gzip":
-                body = gunzip_capped(body)
+        body = fetch_stream(url)
     except urllib.error.HTTPError as error:
         raise InputError(
             url,
@@ -51,7 +60,7 @@ def load_http_catalog(url: str, *, name: str, priority: int = 0) -> Catalog:
         raise InputError(
             url, f"the catalog stream is {error}", "split the catalog or serve a smaller one"
         ) from None
-    except (urllib.error.URLError, OSError, EOFError, zlib.error) as error:
+    except (OSError, EOFError, zlib.error) as error:
         reason = getattr(error, "reason", error)
         raise InputError(
             url,

@@ -15,7 +15,6 @@ import hashlib
 import os
 import re
 import urllib.error
-import urllib.request
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,10 +24,11 @@ from typing import Any
 from deppy.catalog.bundle_tree import load_any_catalog
 from deppy.catalog.fbc import load_catalog_documents
 from deppy.catalog.model import Catalog
+from deppy.cluster.http_catalog import fetch_stream
 from deppy.controller.fields import items, mapping, name_in, text
 from deppy.errors import InputError
 from deppy.input_limits.limits import UnsafeInput
-from deppy.input_limits.streams import GZIP_MAGIC, gunzip_capped, read_capped
+from deppy.input_limits.streams import GZIP_MAGIC, gunzip_capped
 
 DEFAULT_POLL_SECONDS = 600.0
 HTTP_TIMEOUT = 60.0
@@ -104,23 +104,20 @@ def catalog_source(body: Mapping[str, Any]) -> CatalogSource:
 
 
 def fetch_http(url: str, timeout: float = HTTP_TIMEOUT) -> dict[str, bytes]:
-    """The body of an FBC stream (gzip-encoded or not); raises OSError when unreachable and
-    InputError when the body, or what its gzip inflates to, passes the stream limit."""
-    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+    """The body of an FBC stream (gzip-encoded or not; ``cluster.http_catalog.fetch_stream``,
+    as ``--catalog URL`` reads it); raises OSError when unreachable and InputError when the
+    body, or what its gzip inflates to, passes the stream limit or is no whole gzip stream."""
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            body = read_capped(response)
-            encoding = response.headers.get("Content-Encoding", "")
+        return {"all.json": fetch_stream(url, timeout)}
     except urllib.error.HTTPError as error:
         raise OSError(f"GET {url}: HTTP {error.code} {error.reason}") from None
+    except UnsafeInput as error:
+        raise InputError(f"GET {url}", f"the body is {error}") from None
+    except (EOFError, zlib.error) as error:
+        raise InputError(f"GET {url}", f"not a whole gzip stream: {error}") from None
     except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
         reason = getattr(error, "reason", error)
         raise OSError(f"GET {url}: {reason}") from None
-    except UnsafeInput as error:
-        raise InputError(f"GET {url}", f"the body is {error}") from None
-    if encoding == "gzip" or body[:2] == GZIP_MAGIC:
-        body = _gunzipped(body, f"GET {url}")
-    return {"all.json": body}
 
 
 def config_map_files(config_maps: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
