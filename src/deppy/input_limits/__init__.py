@@ -38,6 +38,7 @@ from deppy.input_limits.limits import (
     UnsafeValue,
     too_deep_message,
 )
+from deppy.input_limits.small_json import UNSURE, scanned_json
 from deppy.input_limits.yaml_events import built_documents, key_text, yaml_loader
 
 __all__ = [
@@ -58,10 +59,16 @@ _BRACKETS: Final = (b"[", b"{")
 # JSON
 
 
-def json_value(data: bytes | str) -> Any:
+def json_value(data: bytes | str, *, small: bool = False) -> Any:
     """One JSON document, with the depth limit; raises orjson.JSONDecodeError (a ValueError)
-    or UnsafeInput. orjson is imported here, not above: `deppy solve` reads small problem files
-    and pays ~10 ms of start-up for orjson's own imports."""
+    or UnsafeInput. orjson is imported here, not above, and a ``small`` file read at start-up
+    (`deppy solve`'s problem) is read without it when it can be: orjson's own imports cost
+    ~23 ms (:mod:`deppy.input_limits.small_json`)."""
+    if small:
+        value = scanned_json(data)
+        if value is not UNSURE:
+            check_depth(value, data)
+            return value
     import orjson
 
     try:
@@ -234,10 +241,10 @@ def parse_yaml(data: bytes | str, where: str) -> Any:
         raise InputError(where, yaml_problem(error), "fix the syntax") from None
 
 
-def parse_json(data: bytes | str, where: str) -> Any:
-    """One JSON document, or one InputError naming ``where``."""
+def parse_json(data: bytes | str, where: str, *, small: bool = False) -> Any:
+    """One JSON document, or one InputError naming ``where``; ``small``: see json_value."""
     try:
-        return json_value(data)
+        return json_value(data, small=small)
     except UnsafeInput as error:
         raise InputError(where, str(error), "deppy refuses such input") from None
     except ValueError as error:  # orjson.JSONDecodeError

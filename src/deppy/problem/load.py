@@ -25,7 +25,7 @@ def load_problem(path: str | os.PathLike[str]) -> list[Variable]:
     if suffix in (".cnf", ".dimacs") or _looks_like_dimacs(text):
         return variables_from_dimacs(text, where)
     if suffix == ".json" or text.lstrip().startswith("["):
-        data = parse_json(raw, where)
+        data = parse_json(raw, where, small=True)
     else:
         data = parse_yaml(raw, where)
     return variables_from_data(data, where)

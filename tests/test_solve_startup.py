@@ -1,0 +1,80 @@
+"""``deppy solve FILE`` imports only what solving needs (issue 21: start-up under 50 ms).
+
+Python starts in ~15 ms; every further module is paid for on each run, and a few of the standard
+library's cost more than the whole solve of a 256-variable problem: orjson (which imports uuid,
+datetime, dataclasses, json and enum itself) ~23 ms, dataclasses (inspect, ast, dis, tokenize)
+~16 ms, typing ~10 ms, json and re (enum, functools) ~8 ms. These tests run the command as a
+user does and read what it imported (``python -X importtime``): a behaviour, not a timing, so
+they hold on a busy machine. ``benchmarks/cold_path.py --only solve`` prints the time itself.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PREFERENCE = ROOT / "examples" / "preference.json"
+ENTRY_POINT = "from deppy.cli.main import main; main()"  # what the `deppy` script runs
+
+HEAVY = frozenset(
+    {
+        "orjson",
+        "json",
+        "re",
+        "enum",
+        "typing",
+        "dataclasses",
+        "inspect",
+        "ast",
+        "functools",
+        "contextlib",
+        "yaml",
+        "click",
+        "rich",
+        "pysat",
+        "platformdirs",
+        "pathlib",
+        "uuid",
+        "datetime",
+        "sqlite3",
+    }
+)
+"""Modules a satisfiable problem in JSON never needs: each (with what it imports) costs
+milliseconds of a start-up budget the solve itself fits in a few of."""
+
+
+def imported(*args: str) -> set[str]:
+    """The modules ``deppy ARGS`` imports, as run from a shell (the entry point's own code)."""
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", ENTRY_POINT, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    return {
+        line.rsplit("|", 1)[-1].strip()
+        for line in run.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in HEAVY)
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_solving_a_json_problem_imports_nothing_heavy(output: str) -> None:
+    modules = imported("solve", "-o", output, str(PREFERENCE))
+    assert "deppy.solver.search" in modules, "the command did solve"
+    assert heavy(modules) == []
+
+
+def test_version_imports_nothing_heavy() -> None:
+    modules = imported("--version")
+    assert heavy(modules) == []
+    assert not any(m.startswith("deppy.solver") for m in modules)
