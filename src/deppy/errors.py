@@ -11,11 +11,12 @@ terminal would obey, at most :data:`MAX_MESSAGE` characters whatever the input h
 
 from __future__ import annotations
 
-import json
 import reprlib
-import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Final
+
+TYPE_CHECKING = False  # typing, json and collections cost `deppy solve` start-up (its test)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Final
 
 MAX_MESSAGE: Final = 2000
 """The longest message printed for one problem (a quote of bad input is far shorter still)."""
@@ -53,6 +54,8 @@ def json_type(value: object) -> str:
         return "a string"
     if isinstance(value, list | tuple):
         return "a list"
+    from collections.abc import Mapping
+
     if isinstance(value, Mapping):
         return "a mapping"
     return "null" if value is None else f"a {type(value).__name__}"
@@ -60,6 +63,8 @@ def json_type(value: object) -> str:
 
 def quoted(text: str, limit: int = MAX_EXCERPT) -> str:
     """A string from the input in double quotes, JSON-escaped, cut short when it is long."""
+    import json
+
     if len(text) <= limit:
         return json.dumps(text, ensure_ascii=False)
     return json.dumps(text[: limit - 1], ensure_ascii=False)[:-1] + '…"'
@@ -73,6 +78,8 @@ def printable(text: str, limit: int = MAX_MESSAGE) -> str:
         text = f"{text[:half]} …({len(text) - 2 * half} characters)… {text[-half:]}"
     if text.isprintable():
         return text
+    import unicodedata
+
     out = []
     for char in text:
         if char.isprintable() or char == " ":

@@ -4,16 +4,20 @@ so the fast path and the full one print the same bytes."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import TextIO
 
 from deppy.cli.exit_codes import EXIT_INPUT_ERROR, EXIT_OK, EXIT_UNRESOLVABLE
 from deppy.errors import DeppyError
 from deppy.problem import load_problem
-from deppy.solver import NotSatisfiable, SolveTimeout, Variable, solve
+from deppy.solver import NotSatisfiable, SolveTimeout, solve
+
+TYPE_CHECKING = False  # typing costs start-up, which is most of a plain `deppy solve`
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TextIO
+
+    from deppy.solver import Variable
 
 OUTPUTS = ("text", "json")
 
@@ -50,6 +54,8 @@ def solve_files(
 
 def _record(record: dict[str, object]) -> str:
     """One compact JSON line (the stdlib's: orjson costs start-up time for one line)."""
+    import json
+
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 

@@ -25,9 +25,6 @@ excess, so a hostile file costs no more than a normal one, and both give only JS
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, Final
 
 from deppy.errors import InputError, excerpt
 from deppy.input_limits.limits import (
@@ -40,6 +37,10 @@ from deppy.input_limits.limits import (
 )
 from deppy.input_limits.small_json import UNSURE, scanned_json
 from deppy.input_limits.yaml_events import built_documents, key_text, yaml_loader
+
+TYPE_CHECKING = False  # typing and contextlib cost `deppy solve` start-up (test_solve_startup)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = [
     "MAX_ALIAS_NODES",
@@ -156,17 +157,18 @@ def check_yaml(data: bytes | str, *, first_only: bool = False) -> None:
             raise UnsafeInput(f"a document has more than {MAX_YAML_NODES} nodes (deppy's limit)")
 
 
-@contextmanager
-def _values_as_yaml_errors() -> Iterator[None]:
+class _ValuesAsYamlErrors:
     """A scalar PyYAML resolves but cannot build (an int of 5,000 digits, the 13th month) is a
     YAML error of the document, not a crash."""
-    import yaml
 
-    try:
-        yield
-    except UnsafeInput:
-        raise
-    except (ValueError, OverflowError) as error:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        if isinstance(error, UnsafeInput) or not isinstance(error, ValueError | OverflowError):
+            return
+        import yaml
+
         raise yaml.YAMLError(f"a value cannot be read ({excerpt(str(error))})") from None
 
 
@@ -175,7 +177,7 @@ def yaml_documents(data: bytes | str) -> list[Any]:
     UnsafeInput. Mapping keys are strings, values are JSON values."""
     import yaml
 
-    with _values_as_yaml_errors():
+    with _ValuesAsYamlErrors():
         documents = built_documents(data)
         if documents is not None:
             return documents
@@ -188,7 +190,7 @@ def yaml_first_document(data: bytes | str) -> Any:
     (later documents are not looked at); raises yaml.YAMLError or UnsafeInput."""
     import yaml
 
-    with _values_as_yaml_errors():
+    with _ValuesAsYamlErrors():
         documents = built_documents(data, first_only=True)
         if documents is not None:
             return documents[0] if documents else None
@@ -200,7 +202,7 @@ def yaml_value(data: bytes | str) -> Any:
     """A YAML stream of one document (None when empty); raises yaml.YAMLError or UnsafeInput."""
     import yaml
 
-    with _values_as_yaml_errors():
+    with _ValuesAsYamlErrors():
         documents = built_documents(data)
         if documents is not None and len(documents) <= 1:
             return documents[0] if documents else None

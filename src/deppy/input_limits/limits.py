@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False  # typing costs `deppy solve` start-up (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from typing import Final
 
 MAX_DEPTH: Final = 100
 """Nested lists/mappings in one document. Real catalogs reach 40 (a CRD schema inside a CSV

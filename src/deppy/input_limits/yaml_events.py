@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from contextvars import ContextVar
-from typing import Any, Final
 
 from deppy.input_limits.limits import (
     MAX_DEPTH,
@@ -31,6 +30,10 @@ from deppy.input_limits.limits import (
     UnsafeValue,
     too_deep_message,
 )
+
+TYPE_CHECKING = False  # typing costs `deppy solve` start-up (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"
 _MERGE: Final = "tag:yaml.org,2002:merge"

@@ -6,11 +6,15 @@ structure is accepted from YAML. Errors name the file, the variable and the fiel
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from deppy.errors import InputError, excerpt
-from deppy.solver import AtMost, Conflict, Constraint, Dependency, Mandatory, Prohibited, Variable
+from deppy.solver import AtMost, Conflict, Dependency, Mandatory, Prohibited, Variable
+
+TYPE_CHECKING = False  # typing costs `deppy solve` start-up (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from deppy.solver import Constraint
 
 TYPES = ("mandatory", "prohibited", "dependency", "conflict", "atmost")
 

@@ -7,8 +7,10 @@ import os
 from deppy.errors import InputError
 from deppy.input_limits import parse_json, parse_yaml, read_input
 from deppy.problem.constraint_format import variables_from_data
-from deppy.problem.dimacs import variables_from_dimacs
-from deppy.solver import Variable
+
+TYPE_CHECKING = False  # typing costs start-up, and `deppy solve` pays for every import
+if TYPE_CHECKING:
+    from deppy.solver import Variable
 
 
 def load_problem(path: str | os.PathLike[str]) -> list[Variable]:
@@ -23,6 +25,8 @@ def load_problem(path: str | os.PathLike[str]) -> list[Variable]:
         ) from None
     suffix = os.path.splitext(os.fspath(path))[1].lower()  # not pathlib: start-up time
     if suffix in (".cnf", ".dimacs") or _looks_like_dimacs(text):
+        from deppy.problem.dimacs import variables_from_dimacs  # re: start-up time
+
         return variables_from_dimacs(text, where)
     if suffix == ".json" or text.lstrip().startswith("["):
         data = parse_json(raw, where, small=True)

@@ -9,20 +9,26 @@ propagates them directly; the SAT oracle turns them into clauses itself. Storage
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import attrgetter
 
 from deppy.solver.errors import DuplicateIdentifier, UnknownIdentifier
-from deppy.solver.model import AppliedConstraint, Constraint, Identifier, Variable
+from deppy.solver.model import AppliedConstraint
+
+TYPE_CHECKING = False  # `deppy solve` pays for every import (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from deppy.solver.model import Constraint, Identifier, Variable
 
 
-@dataclass(slots=True)
 class AtMostRecord:
     """At most ``bound`` of ``lits`` are true (a literal listed twice counts twice)."""
 
-    lits: list[int]
-    bound: int
+    __slots__ = ("bound", "lits")
+
+    def __init__(self, lits: list[int], bound: int) -> None:
+        self.lits = lits
+        self.bound = bound
 
 
 class Encoder:
@@ -123,20 +129,46 @@ class Encoder:
         return -counts[bound]
 
 
-@dataclass(slots=True)
 class Problem:
     """A problem ready for the search: literals, tagged clauses, anchors and preferences."""
 
-    variables: list[Variable]
-    lit_of: dict[Identifier, int]
-    top: int
-    owners: list[tuple[Variable, Constraint]]
-    clauses: list[list[int]]
-    clause_group: list[int]
-    at_most: list[AtMostRecord]
-    at_most_group: list[int]
-    anchors: list[int]
-    preferences: dict[int, list[list[int]]]
+    __slots__ = (
+        "anchors",
+        "at_most",
+        "at_most_group",
+        "clause_group",
+        "clauses",
+        "lit_of",
+        "owners",
+        "preferences",
+        "top",
+        "variables",
+    )
+
+    def __init__(
+        self,
+        *,
+        variables: list[Variable],
+        lit_of: dict[Identifier, int],
+        top: int,
+        owners: list[tuple[Variable, Constraint]],
+        clauses: list[list[int]],
+        clause_group: list[int],
+        at_most: list[AtMostRecord],
+        at_most_group: list[int],
+        anchors: list[int],
+        preferences: dict[int, list[list[int]]],
+    ) -> None:
+        self.variables = variables
+        self.lit_of = lit_of
+        self.top = top
+        self.owners = owners
+        self.clauses = clauses
+        self.clause_group = clause_group
+        self.at_most = at_most
+        self.at_most_group = at_most_group
+        self.anchors = anchors
+        self.preferences = preferences
 
     @property
     def input_lits(self) -> range:

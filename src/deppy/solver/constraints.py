@@ -7,11 +7,14 @@ literal equivalent to "this constraint holds" (``reify``), which every type prov
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from deppy.errors import InputError
-from deppy.solver.model import ClauseSink, Constraint, Gates, Identifier
+from deppy.solver.model import Constraint, Identifier
+
+TYPE_CHECKING = False  # `deppy solve` pays for every import (see deppy.solver.model.Frozen)
+if TYPE_CHECKING:
+    from typing import ClassVar
+
+    from deppy.solver.model import ClauseSink, Gates
 
 __all__ = [
     "And",
@@ -27,10 +30,10 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
 class Mandatory(Constraint):
     """The subject must be selected; mandatory variables anchor the preference search."""
 
+    __slots__ = ()
     anchor: ClassVar[bool] = True
 
     def describe(self, subject: Identifier) -> str:
@@ -43,9 +46,10 @@ class Mandatory(Constraint):
         return subject
 
 
-@dataclass(frozen=True, slots=True)
 class Prohibited(Constraint):
     """The subject must not be selected."""
+
+    __slots__ = ()
 
     def describe(self, subject: Identifier) -> str:
         return f"{subject} is prohibited"
@@ -57,10 +61,10 @@ class Prohibited(Constraint):
         return -subject
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Dependency(Constraint):
     """If the subject is selected, so is at least one of ``ids`` (earlier ones preferred)."""
 
+    __slots__ = __match_args__ = ("ids",)
     ids: tuple[Identifier, ...]
 
     def __init__(self, *ids: Identifier) -> None:
@@ -83,11 +87,14 @@ class Dependency(Constraint):
         return self.ids
 
 
-@dataclass(frozen=True, slots=True)
 class Conflict(Constraint):
     """The subject and ``id`` are never selected together."""
 
+    __slots__ = __match_args__ = ("id",)
     id: Identifier
+
+    def __init__(self, id: Identifier) -> None:
+        object.__setattr__(self, "id", id)
 
     def describe(self, subject: Identifier) -> str:
         return f"{subject} conflicts with {self.id}"
@@ -99,10 +106,10 @@ class Conflict(Constraint):
         return gates.or_gate([-subject, -gates.lit(self.id)])
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class AtMost(Constraint):
     """At most ``n`` of ``ids`` are selected; the subject itself is not counted."""
 
+    __slots__ = __match_args__ = ("n", "ids")
     n: int
     ids: tuple[Identifier, ...]
 
@@ -125,10 +132,10 @@ class AtMost(Constraint):
         return gates.at_most_gate(self.n, gates.lits(self.ids))
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class And(Constraint):
     """Every one of the given constraints holds for the subject."""
 
+    __slots__ = __match_args__ = ("operands",)
     operands: tuple[Constraint, ...]
 
     def __init__(self, *operands: Constraint) -> None:
@@ -147,10 +154,10 @@ class And(Constraint):
         return gates.and_gate([c.reify(gates, subject) for c in self.operands])
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Or(Constraint):
     """At least one of the given constraints holds for the subject."""
 
+    __slots__ = __match_args__ = ("operands",)
     operands: tuple[Constraint, ...]
 
     def __init__(self, *operands: Constraint) -> None:
@@ -165,11 +172,14 @@ class Or(Constraint):
         return gates.or_gate([c.reify(gates, subject) for c in self.operands])
 
 
-@dataclass(frozen=True, slots=True)
 class Not(Constraint):
     """The given constraint does not hold for the subject."""
 
+    __slots__ = __match_args__ = ("operand",)
     operand: Constraint
+
+    def __init__(self, operand: Constraint) -> None:
+        object.__setattr__(self, "operand", operand)
 
     def describe(self, subject: Identifier) -> str:
         return f"not ({self.operand.describe(subject)})"
@@ -178,7 +188,6 @@ class Not(Constraint):
         return -self.operand.reify(gates, subject)
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Clause(Constraint):
     """At least one of the signed literals holds: a CNF clause kept as it was written.
 
@@ -186,6 +195,7 @@ class Clause(Constraint):
     pairwise ``Or`` constraints, which changes their meaning). Literals are ``(id, positive)``.
     """
 
+    __slots__ = __match_args__ = ("literals",)
     literals: tuple[tuple[Identifier, bool], ...]
 
     def __init__(self, *literals: tuple[Identifier, bool]) -> None:

@@ -6,10 +6,13 @@ exit 1. Malformed problems (unknown or duplicate identifiers) are input errors (
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from deppy.errors import InputError
-from deppy.solver.model import AppliedConstraint
+
+TYPE_CHECKING = False  # `deppy solve` pays for every import (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from deppy.solver.model import AppliedConstraint
 
 
 class NotSatisfiable(Exception):

@@ -8,12 +8,15 @@ does not), which is how a deadline stops a long solve.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterable, Sequence
 
-from deppy.solver.cnf import AtMostRecord, Problem
 from deppy.solver.errors import SolveTimeout
+
+TYPE_CHECKING = False  # `deppy solve` pays for every import (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from deppy.solver.cnf import AtMostRecord, Problem
 
 BACKEND = "minisat22"
 
@@ -85,6 +88,8 @@ class SatOracle:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             raise SolveTimeout()
+        import threading  # only a solve with a deadline needs it (start-up time)
+
         timer = threading.Timer(remaining, self._solver.interrupt)
         timer.start()
         try:

@@ -12,9 +12,11 @@ constraints are propagated natively by counting, which is complete for them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+TYPE_CHECKING = False  # `deppy solve` pays for every import (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
-from deppy.solver.cnf import AtMostRecord
+    from deppy.solver.cnf import AtMostRecord
 
 
 class Propagator:

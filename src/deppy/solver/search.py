@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass
 
-from deppy.solver.cnf import Problem
 from deppy.solver.errors import SolveTimeout
 from deppy.solver.oracle import SatOracle
-from deppy.solver.propagation import Propagator
+
+TYPE_CHECKING = False  # `deppy solve` pays for every import (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from deppy.solver.cnf import Problem
+    from deppy.solver.propagation import Propagator
 
 DEADLINE_CHECK_EVERY = 256
 # After this many bad guesses, check once with a full solve that a solution exists at all: the
@@ -28,25 +30,33 @@ DEADLINE_CHECK_EVERY = 256
 FAILURES_BEFORE_SAT_CHECK = 64
 
 
-@dataclass(slots=True)
 class Choice:
-    candidates: list[int]
-    index: int = 0
+    __slots__ = ("candidates", "index")
+
+    def __init__(self, candidates: list[int], index: int = 0) -> None:
+        self.candidates = candidates
+        self.index = index
 
 
-@dataclass(slots=True)
 class Guess:
-    lit: int  # 0 when nothing was assumed (choice already satisfied or exhausted)
-    index: int
-    candidates: list[int]
-    children: int = 0
+    __slots__ = ("candidates", "children", "index", "lit")
+
+    def __init__(self, lit: int, index: int, candidates: list[int]) -> None:
+        self.lit = lit  # 0 when nothing was assumed (choice already satisfied or exhausted)
+        self.index = index
+        self.candidates = candidates
+        self.children = 0
 
 
-@dataclass(slots=True)
 class SearchResult:
-    guesses: list[int]  # assumed literals, in the order they were guessed
-    model: list[int] | None  # a SAT model under the guesses, when one had to be computed
-    forced: set[int] | None  # else: the input literals true in the cheapest completion
+    __slots__ = ("forced", "guesses", "model")
+
+    def __init__(
+        self, guesses: list[int], model: list[int] | None, forced: set[int] | None
+    ) -> None:
+        self.guesses = guesses  # assumed literals, in the order they were guessed
+        self.model = model  # a SAT model under the guesses, when one had to be computed
+        self.forced = forced  # else: the input literals true in the cheapest completion
 
 
 class LazyOracle:

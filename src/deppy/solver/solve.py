@@ -4,36 +4,23 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 
-from deppy.solver.cnf import Problem, encode_problem
+from deppy.solver.cnf import encode_problem
 from deppy.solver.errors import NotSatisfiable, SolveTimeout
 from deppy.solver.explain import minimal_core
-from deppy.solver.model import Variable
-from deppy.solver.oracle import SatOracle
 from deppy.solver.propagation import Propagator
-from deppy.solver.search import Handover, LazyOracle, SearchResult, preference_search
+from deppy.solver.search import Handover, LazyOracle, preference_search
+
+TYPE_CHECKING = False  # `deppy solve` pays for every import (tests/test_solve_startup.py)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from deppy.solver.cnf import Problem
+    from deppy.solver.model import Variable
+    from deppy.solver.oracle import SatOracle
+    from deppy.solver.search import SearchResult
 
 __all__ = ["solve"]
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector during a solve.
-
-    A solve allocates hundreds of thousands of small lists that never form cycles; on large
-    problems the collector's repeated scans of them cost as much as the solve itself (measured:
-    catalog-8000 takes 0.35 s with it running, 0.18 s without). Reference counting still frees
-    everything; the previous state is restored afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def solve(
@@ -42,9 +29,19 @@ def solve(
     """The selected variables, in input order, or ``NotSatisfiable`` with a minimal core.
 
     ``deadline`` is a ``time.monotonic()`` instant; past it, ``SolveTimeout`` is raised.
+
+    The cyclic garbage collector is paused meanwhile: a solve allocates hundreds of thousands of
+    small lists that never form cycles, and on large problems the collector's repeated scans of
+    them cost as much as the solve itself (measured: catalog-8000 takes 0.35 s with it running,
+    0.18 s without). Reference counting still frees everything; the previous state is restored.
     """
-    with _collector_paused():
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
         return _solve(variables, deadline, where)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _solve(variables: Sequence[Variable], deadline: float | None, where: str) -> list[Variable]:
