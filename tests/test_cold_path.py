@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import pickle
 import shutil
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import yaml
 
 from deppy.catalog.fbc import load_catalog, parsing
 from deppy.catalog.fbc.cache import CatalogFiles, ParsedCache, wait_for_writers
+from deppy.catalog.file_values import FileValue, plain
 from deppy.errors import InputError
 from deppy.input_limits import (
     MAX_DEPTH,
@@ -461,6 +463,42 @@ def test_parallel_parsing_gives_the_same_catalog(
     assert full(load_catalog(catalog_copy, name="hub")) == full(alone)
     assert started and started[0] > 0
     assert os.getpid() not in started
+
+
+def test_metadata_left_in_its_files_reads_as_loaded(
+    catalog_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-shot load leaves the CSV metadata of JSON streams in their files: the same
+    catalog, a small fraction to hold and to send between processes, the same cache entry."""
+    direct = load_catalog(catalog_copy, name="hub")
+    lazy = load_catalog(catalog_copy, name="hub", file_backed=True)
+    assert full(lazy) == full(direct)
+    left = [b for b in lazy.bundles.values() if isinstance(b.csv_metadata, FileValue)]
+    from_json = [b for b in lazy.bundles.values() if ".json:" in b.source]
+    assert left and len(left) == len(from_json)
+    assert all(b.csv_metadata == direct.bundles[b.key].csv_metadata for b in left)
+    assert len(pickle.dumps(left)) * 3 < len(pickle.dumps([direct.bundles[b.key] for b in left]))
+    monkeypatch.setattr(parsing, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parsing, "_can_fork", lambda: True)
+    assert full(load_catalog(catalog_copy, name="hub", file_backed=True)) == full(direct)
+    entries = StoredEntries()
+    entries.write(lazy, tmp_path / "lazy.sqlite3")
+    entries.write(direct, tmp_path / "direct.sqlite3")
+    assert full(entries.read(tmp_path / "lazy.sqlite3")) == full(
+        entries.read(tmp_path / "direct.sqlite3")
+    )
+
+
+def test_a_catalog_file_changed_after_loading_is_said_not_read(catalog_copy: Path) -> None:
+    lazy = load_catalog(catalog_copy, name="hub", file_backed=True)
+    first, second = [b for b in lazy.bundles.values() if isinstance(b.csv_metadata, FileValue)][:2]
+    assert first.csv_metadata is not None and second.csv_metadata is not None
+    assert first.csv_metadata.get("displayName")  # read while the file is as it was
+    path = Path(second.csv_metadata.origin[0])
+    path.write_bytes(path.read_bytes().replace(b'"displayName"', b'"displayname"'))
+    with pytest.raises(InputError, match="changed while deppy was reading it") as info:
+        plain(second.csv_metadata)
+    assert str(path) in str(info.value) and "run the command again" in str(info.value)
 
 
 def test_check_yaml_still_guards_the_loader_path() -> None:

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from deppy.catalog.bundle_dir import load_bundle_dir
 from deppy.catalog.cel import CelCompileError, CelEvaluationError, compile_rule, properties_of
 from deppy.catalog.constraint_spec import parse_constraint
-from deppy.catalog.fbc import load_catalog_documents
+from deppy.catalog.fbc import load_catalog, load_catalog_documents
 from deppy.catalog.model import Property
 from deppy.catalog.semver import Version, VersionError, VersionRange
 from deppy.errors import MAX_MESSAGE, DeppyError
@@ -38,6 +38,7 @@ from deppy.resolution.request_parsing import (
     parse_installed,
     parse_require,
 )
+from tests.test_store_support import full
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "src" / "deppy" / "data"
@@ -168,6 +169,27 @@ def test_catalog_streams(data: bytes, name: str) -> None:
             assert "\n" not in str(problem) and str(problem).isprintable()
 
     checked("catalog", load)
+
+
+@given(
+    mutated([*CATALOG_SEEDS, (TESTS / "olm" / "cli" / "infra" / "catalog.json").read_bytes()]),
+    st.sampled_from(["catalog.json", "catalog.yaml"]),
+)
+def test_catalog_files_with_metadata_left_in_them(data: bytes, name: str) -> None:
+    """A one-shot load (CSV metadata left in the file, read again when asked) gives the
+    catalog a load into memory gives, or the same error."""
+    with in_file(data, name) as path:
+
+        def load() -> None:
+            try:
+                held = load_catalog(path.parent, name="fuzz")
+            except DeppyError as error:
+                with pytest.raises(type(error)):
+                    load_catalog(path.parent, name="fuzz", file_backed=True)
+                raise
+            assert full(load_catalog(path.parent, name="fuzz", file_backed=True)) == full(held)
+
+        checked("catalog left in its file", load)
 
 
 @given(

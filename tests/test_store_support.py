@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.file_values import FileValue, plain
 from deppy.catalog.model import GVK, Catalog
 from deppy.catalog.semver import VersionRange
 
@@ -67,6 +68,8 @@ def full(value: Any) -> Any:
                 if f.name != "sort_key"
             ),
         )
+    if isinstance(value, FileValue):  # metadata left in its file stands for what it reads
+        return full(plain(value))
     if isinstance(value, VersionRange):
         return ("range", str(value), value)
     if isinstance(value, dict):
@@ -79,6 +82,7 @@ def full(value: Any) -> Any:
 
 
 def _raw(value: Any) -> Any:
+    value = plain(value)
     return (type(value).__name__, value)
 
 

@@ -142,11 +142,13 @@ def load_any_catalog(
     name: str | None = None,
     priority: int = 0,
     cache: ParsedCache | None = None,
+    file_backed: bool = False,
 ) -> Catalog:
-    """A File-Based Catalog (read through the parsed-catalog ``cache`` when given), or a tree
-    of older-format bundle directories."""
+    """A File-Based Catalog (read through the parsed-catalog ``cache`` when given; CSV
+    metadata left in its files with ``file_backed``), or a tree of older-format bundle
+    directories."""
     if is_bundle_tree(path):
         return load_bundle_tree(path, name=name, priority=priority)
     from deppy.catalog.fbc import load_catalog
 
-    return load_catalog(path, name=name, priority=priority, cache=cache)
+    return load_catalog(path, name=name, priority=priority, cache=cache, file_backed=file_backed)

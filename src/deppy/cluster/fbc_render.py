@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from deppy.catalog.file_values import plain
 from deppy.catalog.model import Bundle, Catalog, Channel, ChannelEntry
 from deppy.catalog.properties import BUNDLE_OBJECT, CSV_METADATA
 
@@ -57,9 +58,9 @@ def bundle_properties(bundle: Bundle) -> list[dict[str, Any]]:
         ):
             continue
         has_metadata = has_metadata or prop.type == CSV_METADATA
-        props.append({"type": prop.type, "value": prop.value})
+        props.append({"type": prop.type, "value": plain(prop.value)})
     if not has_metadata and bundle.csv_metadata is not None:
-        props.append({"type": CSV_METADATA, "value": bundle.csv_metadata})
+        props.append({"type": CSV_METADATA, "value": plain(bundle.csv_metadata)})
     return props
 
 

@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 import grpc
 import orjson
 
+from deppy.catalog.file_values import plain
 from deppy.catalog.model import Bundle, Catalog, Channel, ChannelEntry
 from deppy.catalog.properties import BUNDLE_OBJECT, GVK_REQUIRED, PACKAGE_REQUIRED
 from deppy.cluster import registry_pb2 as pb
@@ -84,7 +85,7 @@ class RegistryService(rpc.RegistryServicer):
     def api_bundle(self, placed: _Placed, *, with_edges: bool = True) -> pb.Bundle:
         bundle, entry = placed.bundle, placed.entry
         properties = [
-            pb.Property(type=p.type, value=orjson.dumps(p.value).decode())
+            pb.Property(type=p.type, value=orjson.dumps(plain(p.value)).decode())
             for p in bundle.properties
             if p.type != BUNDLE_OBJECT
         ]

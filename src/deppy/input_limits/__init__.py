@@ -24,6 +24,7 @@ excess, so a hostile file costs no more than a normal one, and both give only JS
 
 from __future__ import annotations
 
+import gc
 import os
 
 from deppy.errors import InputError, excerpt
@@ -40,6 +41,7 @@ from deppy.input_limits.yaml_events import built_documents, key_text, yaml_loade
 
 TYPE_CHECKING = False  # typing and contextlib cost `deppy solve` start-up (test_solve_startup)
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any, Final
 
 __all__ = [
@@ -84,23 +86,45 @@ def json_value(data: bytes | str, *, small: bool = False) -> Any:
 
 def check_depth(value: Any, raw: bytes | str | None = None) -> None:
     """Raise UnsafeInput when ``value`` nests deeper than MAX_DEPTH; ``raw`` (the text it was
-    parsed from) lets the common shallow case skip the walk: fewer brackets than the limit."""
-    if raw is not None:
+    parsed from) lets the common shallow case skip the walk: fewer brackets than the limit.
+
+    The walk goes level by level and does not look inside a dict the cyclic collector does
+    not track: CPython tracks a dict once a list or dict is stored in it, so an untracked one
+    holds only scalars (most of a catalog's dicts) — half the time of a walk over every value.
+    """
+    if raw is not None and len(raw) < _SHORT:
         if isinstance(raw, str):
             count = raw.count("[") + raw.count("{")
         else:
             count = raw.count(_BRACKETS[0]) + raw.count(_BRACKETS[1])
         if count <= MAX_DEPTH:
             return
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if type(item) is dict else item
-        for child in children:
-            if type(child) is dict or type(child) is list:
-                if depth >= MAX_DEPTH:
-                    raise UnsafeInput(too_deep_message())
-                stack.append((child, depth + 1))
+    tracked = gc.is_tracked
+    level = [value]
+    depth = 1
+    while level:
+        deeper = []
+        for item in level:
+            if type(item) is dict:
+                if not tracked(item):
+                    continue
+                children: Iterable[Any] = item.values()
+            elif type(item) is list:
+                children = item
+            else:
+                continue
+            for child in children:
+                if type(child) is dict or type(child) is list:
+                    deeper.append(child)
+        if deeper and depth >= MAX_DEPTH:
+            raise UnsafeInput(too_deep_message())
+        level = deeper
+        depth += 1
+
+
+_SHORT: Final = 4096
+"""Below this many characters, counting brackets first may spare the walk; a longer text (a
+bundle with its CSV metadata) almost always has more brackets than the limit."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from deppy.catalog.file_values import plain
 from deppy.catalog.model import (
     Bundle,
     Channel,
@@ -72,7 +73,7 @@ def encode_bundle(bundle: Bundle) -> bytes:
         str(bundle.version),
         bundle.image,
         bundle.source,
-        [[p.type, p.value] for p in bundle.properties],
+        [[p.type, plain(p.value)] for p in bundle.properties],
         [[g.group, g.version, g.kind] for g in bundle.provided_gvks],
         [[r.package, r.text] for r in bundle.required_packages],
         [[g.group, g.version, g.kind] for g in bundle.required_gvks],

@@ -155,7 +155,7 @@ def _load_catalogs(
             catalog = load_url_catalog(spec.path, name=name, priority=spec.priority)
         else:
             catalog = load_any_catalog(
-                spec.path, name=spec.name, priority=spec.priority, cache=cache
+                spec.path, name=spec.name, priority=spec.priority, cache=cache, file_backed=lazy
             )
         if report is not None and (not sources or catalog.name in sources):
             report_problems(catalog, report, listed=False, where=spec.path)

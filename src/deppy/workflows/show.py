@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.file_values import plain
 from deppy.catalog.model import Bundle
 from deppy.errors import InputError
 from deppy.workflows.did_you_mean import did_you_mean
@@ -274,5 +275,5 @@ def bundle_details(
         "requires": version["requires"],
         "providedApis": [str(g) for g in sorted(bundle.provided_gvks)],
         "relatedImages": list(bundle.related_images),
-        "properties": [{"type": p.type, "value": p.value} for p in bundle.properties],
+        "properties": [{"type": p.type, "value": plain(p.value)} for p in bundle.properties],
     }

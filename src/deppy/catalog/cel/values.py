@@ -16,6 +16,7 @@ from celpy import celtypes
 from celpy.adapter import json_to_cel
 from lark import Tree
 
+from deppy.catalog.file_values import plain
 from deppy.catalog.semver import Version, VersionError
 
 _INT64_MIN: Final = -(2**63)
@@ -121,7 +122,7 @@ class CelProperties:
 
     def __init__(self, properties: Iterable[PropertyLike]) -> None:
         self.values: list[dict[str, Any]] = [
-            _JsonMap(type=p.type, value=p.value) for p in properties
+            _JsonMap(type=p.type, value=plain(p.value)) for p in properties
         ]
         self._cel: Any = None
 

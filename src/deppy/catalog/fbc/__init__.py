@@ -49,13 +49,13 @@ class _Loader(CatalogObjects):
     """Merges the records of one catalog's files in file order; :meth:`finish` checks across
     them."""
 
-    def __init__(self, root: Path, name: str, priority: int) -> None:
+    def __init__(self, root: Path, name: str, priority: int, *, file_backed: bool = False) -> None:
         super().__init__()
         self.root = root
         self.name = name
         self.priority = priority
         self.others: dict[str, int] = {}
-        self.recorder = Recorder(root, name)
+        self.recorder = Recorder(root, name, file_backed=file_backed)
 
     def load_bytes(self, label: str, data: bytes, suffix: str) -> None:
         """One file's content, named ``label`` in problems; ``suffix`` hints JSON or YAML."""
@@ -142,13 +142,16 @@ def load_catalog(
     name: str | None = None,
     priority: int = 0,
     cache: ParsedCache | None = None,
+    file_backed: bool = False,
 ) -> Catalog:
     """Load every valid object of the File-Based Catalog at ``path`` (a directory or one file).
 
     Invalid objects are skipped and listed in ``Catalog.problems``. Raises :class:`InputError`
     only when the path cannot be read or when no installable bundle remains. With a ``cache``,
     an unchanged directory is read back whole and a changed one parses only its changed YAML
-    files; the catalog is the same either way.
+    files; the catalog is the same either way. ``file_backed`` (commands that answer and
+    exit): CSV metadata of JSON streams stays in its files until asked for
+    (:mod:`deppy.catalog.file_values`).
     """
     root = Path(path)
     if not root.exists():
@@ -165,7 +168,7 @@ def load_catalog(
         kept = _kept(cache, key)
         if kept is not None:
             return kept
-    loader = _Loader(root, catalog_name, priority)
+    loader = _Loader(root, catalog_name, priority, file_backed=file_backed)
     catalog = _loaded(loader, str(root), lambda: _load_files(loader, root, cache))
     if cache is not None and key is not None:
         cache.keep_catalog(key, catalog)

@@ -207,6 +207,7 @@ class Doc:
     where: str  # "line 12" or "document 3", for messages
     line: int | None
     obj: Any
+    span: tuple[int, int] | None = None  # where a JSON object's text lies in its file's bytes
 
 
 def _line_of(data: bytes, pos: int) -> int:
@@ -217,14 +218,18 @@ def _refused(line: int, err: UnsafeInput) -> tuple[str, str]:
     return (f"object at line {line}", f"{err}; the object is skipped")
 
 
-def _json_lines(data: bytes, problems: list[tuple[str, str]]) -> list[Doc] | None:
-    """The fast path for one compact object per line (what ``opm render`` writes)."""
+def _json_lines(data: bytes, problems: list[tuple[str, str]], base: int) -> list[Doc] | None:
+    """The fast path for one compact object per line (what ``opm render`` writes); ``base``:
+    where ``data`` starts in its file."""
     docs: list[Doc] = []
+    end = base - 1
     for lineno, line in enumerate(data.split(b"\n"), 1):
+        start = end + 1
+        end = start + len(line)
         if not line or line.isspace():
             continue
         try:
-            docs.append(Doc(f"line {lineno}", lineno, json_value(line)))
+            docs.append(Doc(f"line {lineno}", lineno, json_value(line), (start, end)))
         except orjson.JSONDecodeError:
             return None
         except UnsafeInput as err:
@@ -232,7 +237,7 @@ def _json_lines(data: bytes, problems: list[tuple[str, str]]) -> list[Doc] | Non
     return docs
 
 
-def _json_pretty(data: bytes, problems: list[tuple[str, str]]) -> list[Doc] | None:
+def _json_pretty(data: bytes, problems: list[tuple[str, str]], base: int) -> list[Doc] | None:
     """The fast path for indented objects, each closed by a "}" alone at the start of a line."""
     docs: list[Doc] = []
     start, line = 0, 1
@@ -243,7 +248,8 @@ def _json_pretty(data: bytes, problems: list[tuple[str, str]]) -> list[Doc] | No
             return None
         line += data.count(b"\n", start, first.start())
         try:
-            docs.append(Doc(f"line {line}", line, json_value(data[start:end])))
+            value = json_value(data[start:end])
+            docs.append(Doc(f"line {line}", line, value, (base + start, base + end)))
         except orjson.JSONDecodeError:
             return None
         except UnsafeInput as err:
@@ -385,17 +391,19 @@ def _yaml_by_document(
 
 def read_docs(data: bytes, hint: str, problems: list[tuple[str, str]]) -> list[Doc]:
     """The objects of one file, as Kubernetes' YAMLOrJSONDecoder would split them."""
+    base = 0
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
+        base = len(_BOM)
     first = _NON_BLANK.search(data)
     if first is None:
         return []
     if data[first.start()] == ord("{"):
         fast_problems: list[tuple[str, str]] = []
-        docs = _json_lines(data, fast_problems)
+        docs = _json_lines(data, fast_problems, base)
         if docs is None:
             fast_problems.clear()
-            docs = _json_pretty(data, fast_problems)
+            docs = _json_pretty(data, fast_problems, base)
         if docs is not None:
             problems.extend(fast_problems)
         else:

@@ -29,6 +29,7 @@ import orjson
 from deppy.catalog.fbc.cache import ParsedCache, may_fork
 from deppy.catalog.fbc.files import Doc, read_docs
 from deppy.catalog.fbc.recording import PROBLEM, FileRecord, Recorder
+from deppy.catalog.file_values import FileOrigin, file_origin
 
 PARALLEL_MIN_BYTES: Final = 2 << 20
 """Below this (weighed) size the files are read here alone: a worker would cost more than it
@@ -73,16 +74,19 @@ def _record(root: Path, rel: str, cache: ParsedCache | None, recorder: Recorder)
     """One file read and recorded (an unreadable file is a problem of its own)."""
     path = _path(root, rel)
     label = str(root / rel) if rel else str(root)
+    origin: FileOrigin | None = None
     if path.lower().endswith(YAML_SUFFIXES):
         parsed = _cached(path, cache) if cache is not None else None
         if parsed is None:
             done = _parse_file(root, rel, cache)
             parsed = done[0] if done is not None else None
     else:
-        parsed = _read(path)
+        read = _read(path)
+        parsed, origin = read if read is not None else (None, None)
     if parsed is None:
         return label, [(PROBLEM, "", _unreadable(path))]
-    return recorder.record(label, (root / rel).parent if rel else root.parent, *parsed)
+    file_dir = (root / rel).parent if rel else root.parent
+    return recorder.record(label, file_dir, *parsed, origin=origin)
 
 
 def _unreadable(path: str) -> str:
@@ -94,14 +98,16 @@ def _unreadable(path: str) -> str:
     return "cannot read"
 
 
-def _read(path: str) -> Parsed | None:
+def _read(path: str) -> tuple[Parsed, FileOrigin] | None:
+    """A file's documents and problems, and the file as it was read."""
     try:
         with open(path, "rb") as file:
+            origin = file_origin(os.path.abspath(path), os.fstat(file.fileno()))
             data = file.read()
     except OSError:
         return None
     problems: list[tuple[str, str]] = []
-    return read_docs(data, Path(path).suffix.lower(), problems), problems
+    return (read_docs(data, Path(path).suffix.lower(), problems), problems), origin
 
 
 def _cached(path: str, cache: ParsedCache) -> Parsed | None:

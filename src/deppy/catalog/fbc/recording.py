@@ -26,6 +26,7 @@ from deppy.catalog.fbc.objects import (
     describe,
     req_text,
 )
+from deppy.catalog.file_values import FileOrigin
 from deppy.catalog.model import Channel, Deprecation
 
 PROBLEM: Final = 0  # (PROBLEM, object, why)
@@ -41,9 +42,12 @@ FileRecord = tuple[str, list[Event]]
 
 
 class Recorder:
-    """Records the files of one catalog (``root``, loaded as ``name``)."""
+    """Records the files of one catalog (``root``, loaded as ``name``); ``file_backed``: CSV
+    metadata read from a JSON stream is left in its file (:mod:`deppy.catalog.file_values`),
+    for commands that answer and exit."""
 
-    def __init__(self, root: Path, name: str) -> None:
+    def __init__(self, root: Path, name: str, *, file_backed: bool = False) -> None:
+        self.file_backed = file_backed
         self.reader = ObjectReader(root, name, self._report)
         self._events: list[Event] = []
         self._file = ""
@@ -52,14 +56,21 @@ class Recorder:
         self._events.append((PROBLEM, obj, why))
 
     def record(
-        self, file: str, file_dir: Path, docs: list[Doc], problems: list[tuple[str, str]]
+        self,
+        file: str,
+        file_dir: Path,
+        docs: list[Doc],
+        problems: list[tuple[str, str]],
+        origin: FileOrigin | None = None,
     ) -> FileRecord:
         """The record of one file named ``file`` (refs resolve from ``file_dir``): its
-        ``problems`` met while splitting and parsing it, then its documents' objects."""
+        ``problems`` met while splitting and parsing it, then its documents' objects.
+        ``origin``: the file these documents' spans point into, as it was read."""
         events: list[Event] = [(PROBLEM, where, why) for where, why in problems]
         self._events = events
         self._file = file
         self.reader.file_dir = file_dir
+        self.reader.origin = origin if self.file_backed else None
         for doc in docs:
             self._add(doc)
         self._events = []
