@@ -8,7 +8,7 @@ literal equivalent to "this constraint holds" (``reify``), which every type prov
 from __future__ import annotations
 
 from deppy.errors import InputError
-from deppy.solver.model import Constraint, Identifier
+from deppy.solver.model import Constraint, Frozen, Identifier
 
 TYPE_CHECKING = False  # `deppy solve` pays for every import (see deppy.solver.model.Frozen)
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-class Mandatory(Constraint):
+class Mandatory(Frozen, Constraint):
     """The subject must be selected; mandatory variables anchor the preference search."""
 
     __slots__ = ()
@@ -46,7 +46,7 @@ class Mandatory(Constraint):
         return subject
 
 
-class Prohibited(Constraint):
+class Prohibited(Frozen, Constraint):
     """The subject must not be selected."""
 
     __slots__ = ()
@@ -61,7 +61,7 @@ class Prohibited(Constraint):
         return -subject
 
 
-class Dependency(Constraint):
+class Dependency(Frozen, Constraint):
     """If the subject is selected, so is at least one of ``ids`` (earlier ones preferred)."""
 
     __slots__ = __match_args__ = ("ids",)
@@ -87,7 +87,7 @@ class Dependency(Constraint):
         return self.ids
 
 
-class Conflict(Constraint):
+class Conflict(Frozen, Constraint):
     """The subject and ``id`` are never selected together."""
 
     __slots__ = __match_args__ = ("id",)
@@ -106,7 +106,7 @@ class Conflict(Constraint):
         return gates.or_gate([-subject, -gates.lit(self.id)])
 
 
-class AtMost(Constraint):
+class AtMost(Frozen, Constraint):
     """At most ``n`` of ``ids`` are selected; the subject itself is not counted."""
 
     __slots__ = __match_args__ = ("n", "ids")
@@ -132,7 +132,7 @@ class AtMost(Constraint):
         return gates.at_most_gate(self.n, gates.lits(self.ids))
 
 
-class And(Constraint):
+class And(Frozen, Constraint):
     """Every one of the given constraints holds for the subject."""
 
     __slots__ = __match_args__ = ("operands",)
@@ -154,7 +154,7 @@ class And(Constraint):
         return gates.and_gate([c.reify(gates, subject) for c in self.operands])
 
 
-class Or(Constraint):
+class Or(Frozen, Constraint):
     """At least one of the given constraints holds for the subject."""
 
     __slots__ = __match_args__ = ("operands",)
@@ -172,7 +172,7 @@ class Or(Constraint):
         return gates.or_gate([c.reify(gates, subject) for c in self.operands])
 
 
-class Not(Constraint):
+class Not(Frozen, Constraint):
     """The given constraint does not hold for the subject."""
 
     __slots__ = __match_args__ = ("operand",)
@@ -188,7 +188,7 @@ class Not(Constraint):
         return -self.operand.reify(gates, subject)
 
 
-class Clause(Constraint):
+class Clause(Frozen, Constraint):
     """At least one of the signed literals holds: a CNF clause kept as it was written.
 
     This is how DIMACS problems are modelled faithfully (the Go original split clauses into

@@ -90,10 +90,9 @@ class ClauseSink(Gates, Protocol):
     def prefer(self, subject: int, candidates: list[int]) -> None: ...
 
 
-class Constraint(Frozen, ABC):
-    """A rule about a subject variable."""
+class Constraint(ABC):
+    """A rule about a subject variable. (The built-in ones are also :class:`Frozen` values.)"""
 
-    __slots__ = ()
     anchor: ClassVar[bool] = False
 
     @abstractmethod
