@@ -22,16 +22,24 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+import orjson
+
 from deppy.errors import InputError
 
 FileOrigin = tuple[str, int, int, int, int, int]
-"""A file as it was read: its path, size, modification and change times (ns), inode, device."""
+"""A file as it was read: its path and :func:`file_identity`."""
 
 _OPEN_LIMIT: Final = 16
 
 
+def file_identity(stat: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What tells a file's content apart without reading it: size, modification and change
+    times (ns), inode, device (the parsed-catalog cache keys its entries by it too)."""
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
+
+
 def file_origin(path: str, stat: os.stat_result) -> FileOrigin:
-    return (path, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
+    return (path, *file_identity(stat))
 
 
 class FileValue(Mapping[str, Any]):
@@ -52,13 +60,11 @@ class FileValue(Mapping[str, Any]):
         return (FileValue, (self.origin, self.start, self.end, self.index))
 
     def load(self) -> dict[str, Any]:
-        """The value read from the file now (a fresh dict each call)."""
+        """The value: the one kept when read before, else read from the file now and not kept."""
         if self._value is not None:
             return self._value
         path = self.origin[0]
         data = os.pread(_opened(self.origin), self.end - self.start, self.start)
-        import orjson
-
         try:
             value = orjson.loads(data)["properties"][self.index]
             if value.get("type") != "olm.csv.metadata" or type(value["value"]) is not dict:

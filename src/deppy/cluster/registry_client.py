@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 __all__ = ["load_registry_catalog", "registry_documents"]
 
 CONNECT_TIMEOUT = 5.0
-_M = TypeVar("_M", "pb.Package", "pb.PackageName", "pb.Bundle")
 CALL_TIMEOUT = 300.0
 MAX_MESSAGE = 256 << 20
+_M = TypeVar("_M", "pb.Package", "pb.PackageName", "pb.Bundle")
 # Legacy channel-membership properties: the channel entries carry this information.
 _CHANNEL_PROPERTIES = frozenset({"olm.channel", "olm.skips", "olm.skipRange"})
 

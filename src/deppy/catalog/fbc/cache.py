@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from deppy.catalog.file_values import file_identity
 from deppy.catalog.model import Catalog
 
 MAX_BYTES: Final = 1 << 30
@@ -156,7 +157,7 @@ class ParsedCache:
 
     # -- one file's documents ----------------------------------------------------------------
     def file_key(self, path: str, stat: os.stat_result) -> str:
-        return _digest(("file", os.path.abspath(path), _identity(stat)))
+        return _digest(("file", os.path.abspath(path), file_identity(stat)))
 
     def file(self, key: str) -> bytes | None:
         return self._read(_FILE + key)
@@ -308,21 +309,17 @@ def _companions(path: Path) -> tuple[Path, ...]:
     return tuple(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-journal"))
 
 
-def _identity(stat: os.stat_result) -> tuple[int, ...]:
-    return (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev)
-
-
 def _identities(root: Path) -> list[tuple[str, tuple[int, ...]]]:
     """Every file under ``root`` (ignored ones too: a ``ref`` may name one) with its identity;
     ``root`` itself when it is a file."""
     if not root.is_dir():
-        return [("", _identity(os.stat(root)))]
+        return [("", file_identity(os.stat(root)))]
     found: list[tuple[str, tuple[int, ...]]] = []
     for current, dirs, files in os.walk(root, onerror=_raise):
         dirs.sort()
         for name in sorted(files):
             path = os.path.join(current, name)
-            found.append((os.path.relpath(path, root), _identity(os.stat(path))))
+            found.append((os.path.relpath(path, root), file_identity(os.stat(path))))
     return found
 
 
