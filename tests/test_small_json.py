@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import orjson
 import pytest
@@ -153,3 +156,32 @@ def test_broken_json_fails_as_orjson_fails(value: object, at: int, char: str) ->
     for broken in (text[:position] + char + text[position:], text[:position]):
         data = broken.encode()
         assert outcome(data, small=True) == outcome(data, small=False), repr(broken)
+
+
+BROKEN_PROBLEMS = {
+    "unterminated string": ('{"variables": [{"id": "a', "line 1 column 25"),
+    "missing colon": ('{"variables" []}', "expected ':' after key: line 1 column 14"),
+    "missing comma": ('{"variables": [{"id": "a"} {"id": "b"}]}', "line 1 column 28"),
+    "raw control character": ('{"variables": [{"id": "a\x01"}]}', "control character"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_PROBLEMS))
+def test_broken_json_at_start_up_is_one_error_line(name: str, tmp_path: Path) -> None:
+    """In a fresh process (``json`` never imported, as ``deppy solve`` starts) the C scanner
+    words a syntax error with a module that is not there: it must still be orjson's error,
+    naming the file and the position, never a SystemError traceback."""
+    text, position = BROKEN_PROBLEMS[name]
+    problem = tmp_path / "problem.json"
+    problem.write_text(text)
+    run = subprocess.run(
+        [sys.executable, "-c", "from deppy.cli.main import main; main()", "solve", str(problem)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert run.stderr.startswith(f"deppy: error: {problem}: invalid JSON: "), run.stderr
+    assert position in run.stderr
+    assert "Traceback" not in run.stderr
+    assert len(run.stderr.splitlines()) == 1

@@ -88,7 +88,11 @@ def scanned_json(data: bytes | str) -> Any:
     start = len(text) - len(text.lstrip(_WHITESPACE))
     try:
         value, end = _SCAN(text, start)
-    except (_Unsure, StopIteration, ValueError, RecursionError):
+    except (_Unsure, StopIteration, ValueError, RecursionError, SystemError):
+        # SystemError: the scanner words a syntax error with ``json.decoder.JSONDecodeError``,
+        # which it looks up in sys.modules without importing it; when ``json`` was never
+        # imported (deppy solve's fast start) it fails with "returned NULL without setting an
+        # exception". Any syntax error is orjson's to word (with its line and column).
         return UNSURE
     if text[end:].strip(_WHITESPACE):
         return UNSURE
