@@ -111,6 +111,30 @@ class InputError(DeppyError):
         super().__init__(message)
 
 
+def unusable_path(error: OSError) -> InputError | None:
+    """The user's error an OSError stands for when it says a path cannot name a file at all —
+    a name in it longer than the file system allows (255 bytes: ENAMETOOLONG), or a loop of
+    symbolic links (ELOOP) — wherever deep in a command it was opened or looked at; None for
+    any other OSError (a bug or the machine's, not the input's).
+
+    Every front door turns such an error into its one line (the CLI's group, the service's
+    handler): one rule for every path a user gives (``--catalog``, ``validate``, ``--cluster``,
+    a request file's ``spec.catalogs[].path``…), not a check per command."""
+    import errno
+
+    if error.errno not in (errno.ENAMETOOLONG, errno.ELOOP) or error.filename is None:
+        return None
+    name = error.filename
+    where = name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else str(name)
+    if error.errno == errno.ENAMETOOLONG:
+        return InputError(
+            where,
+            "the path is too long (a name in a path is at most 255 bytes, a path 4,096)",
+            "give a shorter path",
+        )
+    return InputError(where, "too many levels of symbolic links", "give a path that resolves")
+
+
 def closest(name: str, choices: Iterable[str]) -> str | None:
     """The choice nearest to a misspelt ``name`` (``openshiftVerison`` → ``openshiftVersion``),
     or None when none is near enough to be a likely typo."""

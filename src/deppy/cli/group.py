@@ -18,7 +18,7 @@ import click
 from deppy.cli.data_output import SETTINGS
 from deppy.cli.exit_codes import EXIT_INPUT_ERROR, reader_gone
 from deppy.cli.quick import is_text
-from deppy.errors import DeppyError, excerpt
+from deppy.errors import DeppyError, excerpt, unusable_path
 
 
 class DeppyGroup(click.Group):
@@ -52,6 +52,12 @@ class DeppyGroup(click.Group):
             ctx.exit(EXIT_INPUT_ERROR)
         except BrokenPipeError:  # `deppy … | head`: not a failure (click would exit 1)
             reader_gone()
+        except OSError as error:  # a path given that cannot name a file: the user's to fix
+            unusable = unusable_path(error)
+            if unusable is None:
+                raise
+            click.echo(f"deppy: error: {unusable}", err=True)
+            ctx.exit(EXIT_INPUT_ERROR)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:
