@@ -10,6 +10,11 @@ A stream holding anything else — anchors, aliases, explicit tags, merge keys (
 keys — is left to the full loader (``None`` from :func:`built_documents`), which reads it
 exactly as before, after the event pass of :func:`deppy.input_limits.check_yaml`.
 
+Merge keys merge, as in PyYAML's safe loader and in the Go YAML operator-registry reads
+catalogs with (yaml.v2 through sigs.k8s.io/yaml): ``<<: *defaults`` in a mapping key's place
+adds the anchored mapping's keys (the mapping's own keys win); a plain ``<<`` anywhere else is
+the text ``<<`` on both paths, whichever one a document takes.
+
 What JSON cannot carry is decided here, for every later stage (writers, the store, the
 service), as Kubernetes' YAML-to-JSON conversion (which operator-registry reads catalogs with)
 decides it: a timestamp stays the text it was written as; an integer outside 64 bits becomes
@@ -228,6 +233,11 @@ def _make_loader() -> type[Any]:
         def construct_yaml_float(self, node: Any) -> float:
             return _checked(super().construct_yaml_float(node), node)  # type: ignore[no-any-return]
 
+        def construct_merge_text(self, node: Any) -> str:
+            """A plain ``<<`` anywhere but a mapping's key (``flatten_mapping`` merges those)
+            is the text ``<<``, as Go's YAML (sigs.k8s.io/yaml) and deppy's fast path read it."""
+            return str(node.value)
+
         def construct_not_json(self, node: Any) -> Any:
             what = node.tag.rsplit(":", 1)[-1]
             raise UnsafeValue(
@@ -238,6 +248,7 @@ def _make_loader() -> type[Any]:
 
     for tag, method in (
         ("timestamp", KeysAsText.construct_yaml_timestamp),
+        ("merge", KeysAsText.construct_merge_text),
         ("int", KeysAsText.construct_yaml_int),
         ("float", KeysAsText.construct_yaml_float),
         ("binary", KeysAsText.construct_not_json),
