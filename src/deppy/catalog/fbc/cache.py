@@ -16,8 +16,10 @@ Every key also holds deppy's version and the identity of the loader's own source
 new deppy (or an edited checkout) never reads entries an older one wrote. Entries are written
 to a temporary file and renamed into place: a run killed at any moment leaves either the old
 entry or the new one, and concurrent runs at worst write the same entry twice. A damaged or
-unreadable entry counts as missing. The directory is bounded (:data:`MAX_BYTES`): after a write,
-the least recently used entries go until it holds 80% of that. ``deppy cache clear`` empties it.
+unreadable entry counts as missing: every entry carries a CRC of its bytes, checked before it is
+read, and only regular files of a sane size are read at all (:mod:`.entry_checks`). The
+directory is bounded (:data:`MAX_BYTES`): after a write, the least recently used entries go
+until it holds 80% of that. ``deppy cache clear`` empties it.
 
 Pickle runs code named in the file it reads: entries are read only from the cache directory of
 the user's own ``DEPPY_HOME``, which is as trusted as the store beside it.
@@ -35,6 +37,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from deppy.catalog.fbc.entry_checks import (
+    entry_stat,
+    file_is_whole,
+    read_entry,
+    seal_file,
+    sealed,
+    unsealed,
+)
 from deppy.catalog.file_values import file_identity
 from deppy.catalog.model import Catalog
 
@@ -68,10 +78,14 @@ class Pickled:
     def write(self, catalog: Catalog, path: Path) -> None:
         with open(path, "wb") as file:
             pickle.dump(catalog, file, protocol=pickle.HIGHEST_PROTOCOL)
+        seal_file(path)  # its CRC after the pickle (entry_checks)
 
     def read(self, path: Path) -> Catalog:
         """Read as a stream: a 10x catalog's 300 MB entry is never held as bytes beside the
-        catalog it becomes."""
+        catalog it becomes; its CRC is checked first (a flipped byte in a pickle may still
+        unpickle, to another catalog)."""
+        if not file_is_whole(path, MAX_BYTES):
+            raise ValueError("a damaged entry")
         with open(path, "rb") as file:
             catalog = pickle.load(file)
         if not isinstance(catalog, Catalog):
@@ -110,6 +124,8 @@ class ParsedCache:
     def catalog_file(self, key: str) -> Path | None:
         """The file of the catalog kept under ``key``, marked as recently used; None if none."""
         path = self.directory / (_CATALOG + key)
+        if not self._is_entry(path):
+            return None
         try:
             os.utime(path)  # recently used: the last to be evicted
         except OSError:
@@ -160,13 +176,20 @@ class ParsedCache:
         return _digest(("file", os.path.abspath(path), file_identity(stat)))
 
     def file(self, key: str) -> bytes | None:
-        return self._read(_FILE + key)
+        """The bytes kept under ``key``; None when missing or damaged (then removed)."""
+        entry = self._read(_FILE + key)
+        if entry is None:
+            return None
+        data = unsealed(entry)
+        if data is None:
+            self._forget(_FILE + key)
+        return data
 
     def has_file(self, key: str) -> bool:
-        return (self.directory / (_FILE + key)).is_file()
+        return entry_stat(self.directory / (_FILE + key), self.max_bytes) is not None
 
     def keep_file(self, key: str, data: bytes) -> None:
-        self._write(_FILE + key, lambda path: path.write_bytes(data))
+        self._write(_FILE + key, lambda path: path.write_bytes(sealed(data)))
 
     # -- the directory -----------------------------------------------------------------------
     def clear(self) -> ClearedCache:
@@ -188,14 +211,24 @@ class ParsedCache:
         found = [e for e in self._entries() if not e.name.startswith(_TEMPORARY)]
         return ClearedCache(len(found), sum(e.size for e in found))
 
+    def _is_entry(self, path: Path) -> bool:
+        """Whether ``path`` is a regular file the cache may have written (see entry_checks);
+        anything else under an entry's name (a FIFO, a link, a directory, a file past the
+        bound) is removed, so the entry is written again."""
+        if entry_stat(path, self.max_bytes) is not None:
+            return True
+        if os.path.lexists(path):
+            self._forget(path.name)
+        return False
+
     def _read(self, name: str) -> bytes | None:
         path = self.directory / name
-        try:
-            with open(path, "rb") as file:
-                data = file.read()
-            os.utime(path)  # recently used: the last to be evicted
-        except OSError:
+        data = read_entry(path, self.max_bytes)
+        if data is None:
+            self._is_entry(path)  # removed when it is no entry at all
             return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: the last to be evicted
         return data
 
     def _write(self, name: str, write: Callable[[Path], object]) -> None:
@@ -220,6 +253,8 @@ class ParsedCache:
     def _forget(self, name: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(self.directory / name)
+        with contextlib.suppress(OSError):
+            os.rmdir(self.directory / name)  # a directory under an entry's name
 
     def _evict(self) -> None:
         entries = self._entries()
