@@ -9,8 +9,10 @@ such documents with a message naming the file, before anything else sees them:
 
 * depth: at most :data:`MAX_DEPTH` nested lists/mappings (JSON and YAML);
 * YAML node count: at most :data:`MAX_YAML_NODES` nodes in one document, aliases expanded;
-* YAML alias expansion: aliases may add at most :data:`MAX_ALIAS_NODES` nodes in one stream,
-  and an alias may not point into its own anchor (a recursive structure);
+* YAML alias expansion: aliases may add at most :data:`MAX_ALIAS_NODES` nodes and at most
+  :data:`MAX_ALIAS_TEXT` characters of text in one stream (a 1 MB file of a few thousand
+  aliases to one large string is few nodes but gigabytes once encoded), and an alias may not
+  point into its own anchor (a recursive structure);
 * YAML mapping keys become strings, as Kubernetes' YAML-to-JSON conversion (which
   operator-registry reads catalogs with) makes them: ``1: x`` has the key ``"1"``.
 
@@ -30,6 +32,7 @@ import os
 from deppy.errors import InputError, excerpt
 from deppy.input_limits.limits import (
     MAX_ALIAS_NODES,
+    MAX_ALIAS_TEXT,
     MAX_DEPTH,
     MAX_YAML_NODES,
     UnsafeInput,
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_ALIAS_NODES",
+    "MAX_ALIAS_TEXT",
     "MAX_DEPTH",
     "MAX_YAML_NODES",
     "UnsafeInput",
@@ -133,44 +137,56 @@ bundle with its CSV metadata) almost always has more brackets than the limit."""
 
 def check_yaml(data: bytes | str, *, first_only: bool = False) -> None:
     """Raise UnsafeInput when a YAML stream (or only its first document) passes a limit; syntax
-    errors are raised as yaml.YAMLError, by this pass over events or later by the loader."""
+    errors are raised as yaml.YAMLError, by this pass over events or later by the loader.
+
+    Aliases are weighed twice: by the nodes they add and by the text they add (the characters
+    of every scalar under the anchor, keys included), since a few thousand aliases of one
+    large string add few nodes but gigabytes to every later encoding of the document."""
     import yaml
 
     scalar, alias = yaml.ScalarEvent, yaml.AliasEvent
     opening = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
     closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    depth = nodes = added = 0
-    sizes: dict[str, int | None] = {}
-    open_nodes: list[tuple[str | None, int]] = []
+    depth = nodes = added = text = added_text = 0
+    sizes: dict[str, tuple[int, int] | None] = {}  # anchor -> (nodes, characters) under it
+    open_nodes: list[tuple[str | None, int, int]] = []
     event: Any
     for event in yaml.parse(data, Loader=yaml_loader()):
         kind = type(event)
         if kind is scalar:
             nodes += 1
+            text += len(event.value)
             if event.anchor is not None:
-                sizes[event.anchor] = 1
+                sizes[event.anchor] = (1, len(event.value))
         elif kind in opening:
             depth += 1
             if depth > MAX_DEPTH:
                 raise UnsafeInput(too_deep_message())
             nodes += 1
-            open_nodes.append((event.anchor, nodes))
+            open_nodes.append((event.anchor, nodes, text))
             if event.anchor is not None:
                 sizes[event.anchor] = None
         elif kind in closing:
             depth -= 1
-            anchor, first = open_nodes.pop()
+            anchor, first, first_text = open_nodes.pop()
             if anchor is not None:
-                sizes[anchor] = nodes - first + 1
+                sizes[anchor] = (nodes - first + 1, text - first_text)
         elif kind is alias:
-            size = sizes.get(event.anchor, 1)
+            size = sizes.get(event.anchor, (1, 0))
             if size is None:
                 raise UnsafeInput(f"alias *{event.anchor} refers to its own anchor (a cycle)")
-            nodes += size
-            added += size
+            nodes += size[0]
+            added += size[0]
+            text += size[1]
+            added_text += size[1]
             if added > MAX_ALIAS_NODES:
                 raise UnsafeInput(
                     f"aliases expand to more than {MAX_ALIAS_NODES} nodes (deppy's limit)"
+                )
+            if added_text > MAX_ALIAS_TEXT:
+                raise UnsafeInput(
+                    f"aliases expand to more than {MAX_ALIAS_TEXT:,} characters of text "
+                    "(deppy's limit)"
                 )
         elif kind is yaml.DocumentStartEvent:
             nodes = 0

@@ -20,6 +20,14 @@ MAX_ALIAS_NODES: Final = 100_000
 real catalogs use no aliases at all."""
 
 
+MAX_ALIAS_TEXT: Final = 10_000_000
+"""Characters of text (scalars, keys included) that aliases may add to one YAML stream: each
+alias of an anchored string or subtree repeats all of its text in the values deppy builds and
+in every encoding of them (a cache entry, ``-o json``, a pipeline's spec), so 2,000 aliases
+of a 500 KB string in a 1 MB file would be a gigabyte. Real catalogs use no aliases; a
+pipeline or request file that reuses a block by alias adds kilobytes."""
+
+
 class UnsafeInput(ValueError):
     """A document past one of the limits; the message says which (callers add the place)."""
 
