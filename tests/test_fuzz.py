@@ -848,3 +848,328 @@ def test_catalog_values_reach_every_output_format(
                 assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
         checked("catalog values", run)
+
+
+# =================================================================================================
+# Issue 26, groups 3, 4, 5, 6, 9 and 13 (branch fix26-files): the doors those groups came through.
+# Every test here has "files26" in its name: `pytest tests/test_fuzz.py -k files26`.
+# =================================================================================================
+
+SMALL_PROBLEMS = [
+    (ROOT / "examples" / "preference.json").read_bytes(),
+    b'{"variables": [{"id": "a", "constraints": [{"type": "mandatory"}]}]}',
+    b'[{"id": "a"}, {"id": "b", "constraints": []}]',
+]
+JSON_BREAKS = [b'"', b":", b",", b"\x01", b"\x1f", b"\\", b"{", b"]", b"\n", b"\t", b"\x00"]
+
+
+@contextmanager
+def _json_never_imported() -> Iterator[None]:
+    """This process as ``deppy solve`` starts: CPython's C scanner without ``json.decoder`` in
+    sys.modules (it looks the module up there to word its errors, without importing it)."""
+    import sys
+
+    hidden = {name: sys.modules.pop(name) for name in ("json.decoder",) if name in sys.modules}
+    try:
+        yield
+    finally:
+        sys.modules.update(hidden)
+
+
+@st.composite
+def broken_small_json(draw: st.DrawFn) -> bytes:
+    data = bytearray(draw(st.sampled_from(SMALL_PROBLEMS)))
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(data)))
+        kind = draw(st.sampled_from(["insert", "delete", "cut"]))
+        if kind == "insert":
+            data[at:at] = draw(st.sampled_from(JSON_BREAKS))
+        elif kind == "delete":
+            del data[at : at + draw(st.integers(1, 3))]
+        else:
+            del data[at:]
+    return bytes(data)
+
+
+@given(broken_small_json() | mutated(SMALL_PROBLEMS))
+def test_files26_solve_small_json(data: bytes) -> None:
+    """Group 3: a small problem file read at start-up (the C scanner, no orjson) gives orjson's
+    value or orjson's error — "invalid JSON" with its line and column — never a SystemError."""
+    from deppy.input_limits import parse_json
+
+    def outcome(small: bool) -> Any:
+        try:
+            return ("value", parse_json(data, "p.json", small=small))
+        except DeppyError as error:
+            return ("error", str(error))
+
+    def run() -> None:
+        with _json_never_imported():
+            fast = outcome(small=True)
+        assert fast == outcome(small=False), data[:200]
+        if fast[0] == "error" and "invalid JSON" in fast[1]:
+            assert " line " in fast[1] and " column " in fast[1], fast[1]
+        with in_file(data, "p.json") as path, _json_never_imported():
+            load_problem(path)
+
+    checked("files26 small JSON at start-up", run)
+
+
+@st.composite
+def yaml_alias_bomb(draw: st.DrawFn) -> str:
+    """A YAML document of aliases to a large scalar (a mapping of one, a list of a few, aliases
+    of aliases, merge keys), in every place a YAML entry point reads."""
+    size = draw(st.integers(1, 200_000))
+    count = draw(st.integers(1, 3_000))
+    anchor = draw(
+        st.sampled_from(
+            [
+                f"&big {'x' * size}",
+                f"&big '{'y' * size}'",
+                f"&big {{k: {'z' * size}}}",
+                f"&big [{'w' * size}, {'v' * (size // 2)}]",
+            ]
+        )
+    )
+    if draw(st.booleans()):
+        layer = "&mid [" + ", ".join(["*big"] * draw(st.integers(1, 50))) + "]"
+        use = "*mid"
+    else:
+        layer, use = "0", "*big"
+    if draw(st.booleans()) and "{" in anchor:
+        body = "".join(f"m{n}: {{<<: *big, n: {n}}}\n" for n in range(count))
+    else:
+        body = "b: [" + ", ".join([use] * count) + "]\n"
+    return f"a: {anchor}\nl: {layer}\n{body}"
+
+
+ALIAS_DOORS = ["yaml", "catalog", "request", "pipeline", "problem", "cluster", "bundle"]
+
+
+@settings(max_examples=max(10, settings().max_examples // 5))
+@given(yaml_alias_bomb(), st.sampled_from(ALIAS_DOORS))
+def test_files26_yaml_aliases_to_large_scalars(text: str, door: str) -> None:
+    """Group 4: aliases are bounded by the text they add: what is accepted encodes to at most
+    MAX_ALIAS_TEXT more than the file itself, whatever door it came through."""
+    import orjson
+
+    from deppy.cluster.export import read_cluster_files
+    from deppy.input_limits import MAX_ALIAS_TEXT, UnsafeInput, yaml_documents
+
+    data = text.encode()
+
+    def run() -> None:
+        if door == "yaml":
+            try:
+                documents = yaml_documents(data)
+            except UnsafeInput:
+                return
+            assert len(orjson.dumps(documents)) <= MAX_ALIAS_TEXT + 4 * len(data)
+        elif door == "catalog":
+            load_catalog_documents({"catalog.yaml": b"schema: olm.package\n" + data},
+                                   name="fuzz", where="fuzz")  # fmt: skip
+        elif door == "request":
+            with in_file(b"kind: ActiveResolution\n" + data, "request.yaml") as path:
+                load_request_file(path)
+        elif door == "pipeline":
+            with in_file(b"kind: Pipeline\n" + data, "pipeline.yaml") as path:
+                load_pipeline(str(path))
+        elif door == "problem":
+            with in_file(data, "p.yaml") as path:
+                load_problem(path)
+        elif door == "cluster":
+            with in_file(b"kind: List\n" + data, "state.yaml") as path:
+                read_cluster_files(path)
+        else:
+            with tempfile.TemporaryDirectory() as directory:
+                root = Path(directory)
+                (root / "metadata").mkdir()
+                (root / "manifests").mkdir()
+                (root / "metadata" / "annotations.yaml").write_bytes(data)
+                load_bundle_dir(root)
+
+    checked("files26 YAML aliases to large scalars", run)
+
+
+@pytest.fixture(scope="module")
+def files26_cache(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The embedded catalog, and a whole cache entry of it in each format."""
+    import shutil
+
+    from deppy.catalog.fbc.cache import ParsedCache
+    from deppy.store.cache_entries import StoredEntries
+
+    root = tmp_path_factory.mktemp("files26-cache")
+    catalog = root / "catalog"
+    shutil.copytree(DATA / "catalog", catalog)
+    kept: dict[str, Any] = {"catalog": catalog, "direct": full(load_catalog(catalog, name="c"))}
+    for form, files in (("pickled", None), ("stored", StoredEntries())):
+        cache = ParsedCache(root / form, files=files)
+        load_catalog(catalog, name="c", cache=cache)
+        kept[form] = {p.name: p.read_bytes() for p in (root / form).iterdir()}
+    return kept
+
+
+@st.composite
+def damaged_entry(draw: st.DrawFn, whole: bytes) -> tuple[str, bytes]:
+    kind = draw(st.sampled_from(["flip", "flips", "cut", "empty", "fifo", "zero", "dir", "junk"]))
+    data = bytearray(whole)
+    if kind == "flip":
+        data[draw(st.integers(0, len(data) - 1))] ^= 1 << draw(st.integers(0, 7))
+    elif kind == "flips":
+        for _ in range(draw(st.integers(2, 20))):
+            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    elif kind == "cut":
+        del data[draw(st.integers(0, len(data) - 1)) :]
+    elif kind == "empty":
+        data = bytearray()
+    elif kind == "junk":
+        data = bytearray(draw(st.binary(max_size=2000)))
+    return kind, bytes(data)
+
+
+def _place_entry(path: Path, kind: str, data: bytes) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "dir":
+        path.mkdir()
+    else:
+        path.write_bytes(data)
+
+
+@settings(max_examples=max(10, settings().max_examples // 5))
+@given(st.data(), st.sampled_from(["pickled", "stored"]), st.sampled_from(["catalog-", "file-"]))
+def test_files26_damaged_cache_entries(
+    files26_cache: dict[str, Any], data: st.DataObject, form: str, prefix: str
+) -> None:
+    """Groups 5 and 6: whatever lies under an entry's name, the catalog is the one a load
+    without the cache gives, in bounded time, and the entry is written again."""
+    from deppy.catalog.fbc.cache import ParsedCache
+    from deppy.store.cache_entries import CachedCatalog, StoredEntries
+
+    entries: dict[str, bytes] = files26_cache[form]
+    names = sorted(n for n in entries if n.startswith(prefix)) or sorted(entries)
+    name = data.draw(st.sampled_from(names))
+    kind, damaged = data.draw(damaged_entry(entries[name]))
+    with tempfile.TemporaryDirectory() as directory:
+        where = Path(directory)
+        for other, whole in entries.items():
+            if other != name and not (prefix == "file-" and other.startswith("catalog-")):
+                (where / other).write_bytes(whole)
+        _place_entry(where / name, kind, damaged)
+        files = StoredEntries() if form == "stored" else None
+        cache = ParsedCache(where, files=files)
+
+        def run() -> None:
+            if form == "stored" and name.startswith("catalog-") and kind not in ("fifo", "dir"):
+                try:  # the lazy door: refused at open, or every read gives checked bytes
+                    source = CachedCatalog(where / name).source()
+                    assert sorted(source.package_names())
+                    for package in source.package_names():
+                        source.bundles_of(package)
+                except ValueError:
+                    pass
+            loaded = load_catalog(files26_cache["catalog"], name="c", cache=cache)
+            assert full(loaded) == files26_cache["direct"]
+            assert (
+                full(load_catalog(files26_cache["catalog"], name="c", cache=cache))
+                == (files26_cache["direct"])
+            )
+
+        checked("files26 damaged cache entries", run)
+
+
+LONG_PARTS = st.sampled_from(["a" * 256, "é" * 128, "b" * 1000, "x" * 255, "€" * 86, "c"])
+
+
+@given(
+    st.lists(LONG_PARTS, min_size=1, max_size=3),
+    st.sampled_from(["show", "search", "validate", "resolve", "cluster", "request", "catalog"]),
+)
+def test_files26_long_path_components(parts: list[str], command: str) -> None:
+    """Group 9: a path whose names pass 255 bytes, given to any command, is one error line
+    naming it (the kernel says so of the first name it looks up; past a missing name, and when
+    every name fits, the command says the path is missing)."""
+    from click.testing import CliRunner
+
+    from deppy.cli.main import cli, register_commands
+
+    register_commands()
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, *parts)
+        argv = {
+            "show": ["show", "--catalog", path, "etcd"],
+            "search": ["search", "--catalog", path, "etcd"],
+            "validate": ["validate", path],
+            "resolve": ["resolve", "--catalog", path, "--require", "etcd"],
+            "cluster": ["resolve", "--cluster", path, "--require", "etcd"],
+            "catalog": ["catalog", "add", "long", path],
+        }.get(command)
+        if argv is None:
+            request = Path(directory) / "request.yaml"
+            request.write_text(
+                "apiVersion: deppy.io/v1alpha1\nkind: ActiveResolution\nmetadata: {name: x}\n"
+                f"spec:\n  catalogs: [{{name: c, path: '{path}'}}]\n"
+                "  constraints: ['required(etcd)']\n"
+            )
+            argv = ["resolve", "-f", str(request)]
+
+        def run() -> None:
+            result = CliRunner().invoke(cli, argv, env={"DEPPY_HOME": directory})
+            if result.exception is not None and not isinstance(result.exception, SystemExit):
+                raise result.exception
+            assert result.exit_code == 2, (result.exit_code, result.output[-500:])
+            assert len(result.stderr.strip().splitlines()) == 1, result.stderr[-500:]
+            if len(parts[0].encode()) > 255:  # a later one: the walk stops at a missing name
+                assert "too long" in result.stderr, result.stderr[-500:]
+
+        checked("files26 long path components", run)
+
+
+MERGE_PIECES = [
+    "a: <<\n",
+    "a: [<<, x]\n",
+    "a:\n- <<\n",
+    '"<<": 1\n',
+    "'<<': 2\n",
+    "m:\n  <<: {x: 1, y: 2}\n  y: 3\n",
+    "m:\n  <<: [{x: 1}, {z: 2}]\n",
+    "m:\n  <<: x\n",
+    "m:\n  <<: [x]\n",
+    "m: {<<: {a: 1}, <<: {b: 2}}\n",
+    "m:\n  <<: {<<: {deep: 1}}\n",
+    "? <<\n: 1\n",
+    "m: !!merge <<\n",
+    "m: {k: <<}\n",
+    "<<: {top: 1}\n",
+]
+
+
+@given(st.lists(st.sampled_from(MERGE_PIECES), min_size=1, max_size=4, unique=True))
+def test_files26_merge_keys(pieces: list[str]) -> None:
+    """Group 13: one document, one answer — with or without an unrelated anchor (which sends it
+    from the fast path to the loader), the same value or a refusal of the same kind."""
+    import yaml
+
+    from deppy.input_limits import UnsafeInput, yaml_value
+
+    text = "".join(f"k{n}:\n" + "".join("  " + line + "\n" for line in piece.splitlines())
+                   for n, piece in enumerate(pieces))  # fmt: skip
+
+    def answer(document: str) -> Any:
+        try:
+            return ("value", yaml_value(document))
+        except (yaml.YAMLError, UnsafeInput) as error:
+            return ("refused", type(error).__name__)
+
+    def run() -> None:
+        plain = answer(text)
+        anchored = answer("unrelated: &u 0\n" + text)
+        if plain[0] == "value" and anchored[0] == "value":
+            assert anchored[1] == {"unrelated": 0, **plain[1]}, (text, plain, anchored)
+        else:
+            assert plain[0] == anchored[0], (text, plain, anchored)
+
+    checked("files26 merge keys", run)
