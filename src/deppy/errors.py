@@ -117,9 +117,10 @@ def unusable_path(error: OSError) -> InputError | None:
     symbolic links (ELOOP) — wherever deep in a command it was opened or looked at; None for
     any other OSError (a bug or the machine's, not the input's).
 
-    Every front door turns such an error into its one line (the CLI's group, the service's
-    handler): one rule for every path a user gives (``--catalog``, ``validate``, ``--cluster``,
-    a request file's ``spec.catalogs[].path``…), not a check per command."""
+    The CLI's group turns such an error into its one line and exit 2: one rule for every path
+    a user gives (``--catalog``, ``validate``, ``--cluster``, a request file's
+    ``spec.catalogs[].path``…), not a check per command. (The service takes no paths in its
+    requests; the controller reports an OSError of a Catalog's path as ``LoadFailed``.)"""
     import errno
 
     if error.errno not in (errno.ENAMETOOLONG, errno.ELOOP) or error.filename is None:
