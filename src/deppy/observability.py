@@ -98,7 +98,16 @@ def formatter(log_format: str) -> logging.Formatter:
             rename_fields={"levelname": "level", "name": "logger"},
             timestamp="time",
         )
-    return logging.Formatter(TEXT)
+    return _PrintableFormatter(TEXT)
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Text lines for a terminal: a name from a spec or a catalog is shown, never obeyed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from deppy.terminal_text import terminal_text
+
+        return terminal_text(super().format(record))
 
 
 def configure(log_format: str, *, level: int = logging.INFO) -> None:
