@@ -23,7 +23,6 @@ from deppy.controller.catalogs.cache import CatalogCache
 from deppy.controller.events import Recorder
 from deppy.controller.kube import Kube
 from deppy.controller.metrics import ControllerMetrics
-from deppy.terminal_text import terminal_line
 
 log = logging.getLogger("deppy.controller")
 Body = Mapping[str, Any]
@@ -76,7 +75,6 @@ class Observer:
 
     def post(self, body: Body, reason: str, message: str, seconds: float | None = None) -> None:
         """The Event, its count, and its log line (``seconds``: how long the work took)."""
-        message = terminal_line(message)  # names from specs and catalogs: shown, never obeyed
         self.recorder.post(body, reason, message, warning=reason not in FINE)
         self.metrics.events.labels(reason).inc()
         where = _where(body)
