@@ -46,6 +46,8 @@ def test_the_installed_in_no_catalog_warning_and_the_table() -> None:
     code, out, err = run("resolve", *args)
     assert code == 0 and shown(out) and shown(err), (out, err)
     assert "installed evil\\x1b]0;TITLE" in err and "evil\\x1b]0;TITLE" in out
+    header, row = out.splitlines()[1:3]
+    assert header.index("version") == row.index("1.0  "), out  # the columns line up
     code, out, _ = run("resolve", *args, "-o", "json")  # data stays exact
     assert code == 0 and HOSTILE in {row["package"] for row in json.loads(out)["selection"]}
 
