@@ -463,3 +463,36 @@ def test_kopfs_pause_race_is_one_warning_line(caplog: pytest.LogCaptureFixture) 
         ("WARNING", runner.PAUSE_RACE, None)
     ]
     assert "Traceback" not in caplog.text
+
+
+def test_metric_labels_from_objects_are_bounded() -> None:
+    """Issue 26, group 7, the controller's side: a label taken from an object (a namespace, a
+    Catalog's name) comes from a bounded set; a deleted Catalog's series go with it."""
+    from prometheus_client import generate_latest
+
+    from deppy.controller.catalogs.cache import CatalogCache
+    from deppy.controller.metrics import NAMES_KEPT, ControllerMetrics
+
+    metrics = ControllerMetrics(CatalogCache())
+    for n in range(NAMES_KEPT + 50):
+        metrics.resolved("ActiveResolution", f"ns-{n}", "Resolved", 0.01)
+        metrics.proposal(f"ns-{n}", "created")
+        metrics.catalog_loaded(f"catalog-{n}", "loaded", 0.01)
+    metrics.resolved("SomethingElse", "ns-0", "NotAReason", 0.01)
+    text = generate_latest(metrics.registry).decode()
+    namespaces = {
+        line.split('namespace="')[1].split('"')[0]
+        for line in text.splitlines()
+        if line.startswith("deppy_resolutions_total")
+    }
+    assert len(namespaces) == NAMES_KEPT + 1 and "other" in namespaces
+    assert 'deppy_resolutions_total{kind="other",namespace="ns-0",outcome="other"} 1.0' in text
+    assert text.count("deppy_catalog_loads_total{") == NAMES_KEPT + 1
+    metrics.catalog_gone("catalog-0")
+    text = generate_latest(metrics.registry).decode()
+    assert 'catalog="catalog-0"' not in text
+    metrics.catalog_loaded(f"catalog-{NAMES_KEPT + 10}", "failed", 0.01)  # the freed place
+    assert (
+        f'catalog="catalog-{NAMES_KEPT + 10}",result="failed"'
+        in generate_latest(metrics.registry).decode()
+    )

@@ -1173,3 +1173,211 @@ def test_files26_merge_keys(pieces: list[str]) -> None:
             assert plain[0] == anchored[0], (text, plain, anchored)
 
     checked("files26 merge keys", run)
+
+
+# =============================================================================================
+# Issue 26, groups 7, 8, 10, 11, 12 (branch fix26-service): HTTP methods and tokens against
+# `deppy serve`'s app, gzip streams of many members, blank-line streams, names holding control
+# characters through the text reporters. Names start with test_fuzz26_service_.
+
+CONTROL_TEXT = st.lists(
+    st.sampled_from(
+        [*"ab-.9", "\x1b]0;t\x07", "\x1b]52;c;aGk\x07", "\x07", "\x9b31m", "\x08", "\x1b[2J",
+         "\u202e", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f",
+         "\u061c", "\x7f", "\x85", "\x9d8;;u\x9c", "\ud800", "é", "☃"]
+    ),
+    min_size=1,
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def guarded_service() -> Iterator[Any]:
+    from tests.service_support import client, paths_app
+
+    app = paths_app(f"{DATA / 'catalog'}=example", token="api-☃", metrics_token="scrape-é")
+    with client(app) as api:
+        yield api
+
+
+METHOD_CHARS = st.sampled_from([*"ABCXYZ!#$%&'*+-.^_`|~0", "GET", "POST", "HEAD"])
+
+
+@given(
+    st.lists(METHOD_CHARS, min_size=1, max_size=8).map("".join),
+    st.sampled_from(["/api/v1/resolve", "/metrics", "/nowhere", "/api/v1/healthz", "/"]),
+    st.binary(max_size=40)
+    | st.sampled_from([b"Bearer api-\xe2\x98\x83", b"Bearer scrape-\xc3\xa9"]),
+)
+def test_fuzz26_service_http_methods_and_tokens(
+    guarded_service: Any, method: str, path: str, authorization: bytes
+) -> None:
+    """Any method token and any Authorization bytes: an answer below 500, and the method
+    label of the request counter stays within the standard methods and ``other``."""
+    from deppy.service.metrics import METHODS
+
+    authorization = authorization.replace(b"\r", b"").replace(b"\n", b"").replace(b"\0", b"")
+
+    def run() -> None:
+        headers = {"Authorization": authorization} if authorization.strip() else {}
+        answer = guarded_service.request(method, path, headers=headers)
+        assert answer.status_code < 500, (answer.status_code, answer.text[:300])
+        if path == "/metrics" and answer.status_code == 200:
+            assert authorization == b"Bearer scrape-\xc3\xa9"
+        registry = guarded_service.app.state.service.metrics.registry
+        methods = {
+            sample.labels["method"]
+            for family in registry.collect()
+            if family.name == "deppy_http_requests"
+            for sample in family.samples
+        }
+        assert methods <= {*METHODS, "other"}, methods
+
+    checked("serve methods/tokens", run)
+
+
+@given(st.binary(max_size=64), st.sampled_from(["--token-file", "--metrics-token-file"]))
+def test_fuzz26_service_token_files(content: bytes, option: str) -> None:
+    """Any token file: a token read, or one ``deppy: error:`` line naming the file."""
+    from deppy.service.config import read_token
+
+    with in_file(content, "token") as path:
+
+        def run() -> None:
+            token = read_token(str(path), option)
+            assert token.isprintable() and token == token.strip() and token
+            token.encode("utf-8")
+
+        checked("token file", run)
+
+
+@st.composite
+def gzip_stream(draw: st.DrawFn) -> bytes:
+    """Several gzip members (many of them empty), zero padding between some, the end maybe
+    cut or damaged."""
+    import gzip
+
+    contents = draw(
+        st.lists(st.sampled_from([b"", b"\n", b"{}\n", CATALOG_SEEDS[1][:200]]), max_size=30)
+    )
+    empties = draw(st.integers(0, 3000))
+    parts = [gzip.compress(c, mtime=0) for c in contents] + [gzip.compress(b"", mtime=0)] * empties
+    order = draw(st.permutations(range(len(parts))))
+    raw = b"".join(parts[i] + b"\0" * draw(st.sampled_from([0, 0, 0, 7])) for i in order)
+    cut = draw(st.sampled_from(["none", "none", "cut", "flip"]))
+    if cut == "cut" and raw:
+        raw = raw[: draw(st.integers(0, len(raw)))]
+    elif cut == "flip" and raw:
+        at = draw(st.integers(0, len(raw) - 1))
+        raw = raw[:at] + bytes([raw[at] ^ 0xFF]) + raw[at + 1 :]
+    return raw
+
+
+@given(gzip_stream())
+def test_fuzz26_service_gzip_members(raw: bytes) -> None:
+    """deppy's gzip reader gives what gzip.decompress gives (or an error where it errs), and
+    the controller's ConfigMap source reads the same through it."""
+    import base64
+    import gzip
+    import zlib
+
+    from deppy.controller.catalogs.sources import config_map_files
+    from deppy.input_limits.streams import gunzip_capped
+
+    def run() -> None:
+        try:
+            expected: bytes | None = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error):
+            expected = None
+        try:
+            found: bytes | None = gunzip_capped(raw)
+        except (EOFError, zlib.error):
+            found = None
+        if raw[:2] == b"\x1f\x8b" or expected is None:
+            assert found == expected or (expected is None and found is not None)
+        config_map = {
+            "metadata": {"name": "m", "namespace": "n"},
+            "binaryData": {"catalog.json.gz": base64.b64encode(raw).decode()},
+        }
+        config_map_files([config_map])
+
+    checked("gzip members", run)
+
+
+BLANKS = st.sampled_from([b"\n", b"\r\n", b" \n", b"\t\n", b"\x0b\n", b"\n" * 1000, b"\n" * 50_000])
+
+
+@given(
+    st.lists(BLANKS | st.sampled_from(CATALOG_SEEDS[1].splitlines(keepends=True)[:5]), max_size=60),
+    st.sampled_from(["catalog.json", "catalog.yaml", ""]),
+)  # fmt: skip
+def test_fuzz26_service_blank_line_streams(pieces: list[bytes], name: str) -> None:
+    """Streams mostly of blank lines: the same objects, at the same lines, as reading the
+    stream line by line, at no more memory than a share of the stream."""
+    import tracemalloc
+
+    import orjson
+
+    from deppy.catalog.fbc.files import read_docs
+
+    data = b"".join(pieces)
+
+    def run() -> None:
+        tracemalloc.start()
+        try:
+            docs = read_docs(data, Path(name).suffix, [])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 2 * len(data) + (1 << 20), (peak, len(data))
+        lines = data.split(b"\n")
+        if all(not line.strip() or line.lstrip().startswith(b"{") for line in lines):
+            try:
+                expected = [
+                    (n, orjson.loads(line)) for n, line in enumerate(lines, 1) if line.strip()
+                ]
+            except orjson.JSONDecodeError:
+                return
+            assert [(d.line, d.obj) for d in docs] == expected
+
+    checked("blank lines", run)
+
+
+@given(CONTROL_TEXT, st.sampled_from(["require", "installed", "explanation"]))
+def test_fuzz26_service_names_with_controls(name: str, door: str) -> None:
+    """A name holding control characters, through the CLI's text output and the explanation
+    reporters: every line printable, stdout and stderr alike."""
+    from click.testing import CliRunner
+
+    from deppy.cli.main import cli, register_commands
+    from deppy.explain import Explanation, explanation_as_short_text, explanation_as_text
+    from deppy.explain.model import Cause, Suggestion
+
+    register_commands()
+    catalog = str(DATA / "catalog")
+
+    def shown(text: str) -> None:
+        assert all(char.isprintable() or char == "\n" for char in text), repr(text[-300:])
+
+    def run() -> None:
+        if door == "explanation":
+            explanation = Explanation(
+                f"Cannot resolve {name}", (name,), (Cause("k", name, short=name),),
+                (Suggestion(f"drop {name}"),), (name,), (Cause("k", name),),
+            )  # fmt: skip
+            shown(explanation_as_text(explanation, verbose=True))
+            shown(explanation_as_short_text(explanation))
+            return
+        args = ["resolve", "--catalog", catalog]
+        if door == "require":
+            args += ["--require", name]
+        else:
+            args += ["--require", "grafana-operator", "--installed", f"{name}@1.0.0"]
+        result = CliRunner().invoke(cli, args)
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        assert result.exit_code in (0, 1, 2), result.output
+        shown(result.stdout)
+        shown(result.stderr)
+
+    checked("names with controls", run)

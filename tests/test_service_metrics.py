@@ -200,3 +200,54 @@ def test_a_bad_metrics_token_file_is_one_line(tmp_path: Path) -> None:
     code, _, err = run("serve", "--metrics-token-file", str(missing))
     assert code == 2 and err.count("\n") == 1
     assert f"--metrics-token-file {missing}" in err and "cannot read" in err
+
+
+def test_unknown_methods_fold_into_one_series(catalog: Path) -> None:
+    """Issue 26, group 7: every distinct method a client makes up was a new series, before
+    authentication: /metrics and memory grew without bound. They count as ``other``."""
+    with client(paths_app(f"{catalog}=odf", token="api-secret")) as api:
+        for n in range(50):
+            api.request(f"X{n}METHOD", "/api/v1/resolve")
+            api.request(f"BREW{n}", "/nowhere")
+        api.request("GET", "/api/v1/healthz")
+        after = scrape(api)
+    methods = {
+        dict(labels)["method"] for name, labels in after if name == "deppy_http_requests_total"
+    }
+    assert methods == {"other", "GET"}
+    other = sum(
+        count
+        for (name, labels), count in after.items()
+        if name == "deppy_http_requests_total" and dict(labels)["method"] == "other"
+    )
+    assert other == 100
+
+
+@pytest.mark.parametrize("option", ["--token-file", "--metrics-token-file"])
+@pytest.mark.parametrize("content", [b"\xff\xfe-not-utf-8", b"tok\x1b]0;x\x07en", b"two words"])
+def test_a_token_file_a_header_cannot_carry_is_one_line(
+    tmp_path: Path, option: str, content: bytes
+) -> None:
+    """Issue 26, group 8: a non-UTF-8 token file was a traceback. Refused at start, naming
+    the file and what to do."""
+    from tests.workflow_helpers import run
+
+    path = tmp_path / "token"
+    path.write_bytes(content)
+    code, _, err = run("serve", option, str(path))
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{option} {path}" in err and "token_urlsafe" in err
+
+
+def test_a_non_ascii_token_authenticates_the_same_for_api_and_metrics(catalog: Path) -> None:
+    """Issue 26, group 8: a non-ASCII metrics token was accepted, but the right token never
+    authenticated (the header was decoded as Latin-1, the token encoded as UTF-8). Both
+    tokens go through one check on the header's bytes."""
+    token = "pässwörd-☃"
+    right = {"Authorization": f"Bearer {token}".encode()}
+    wrong = {"Authorization": "Bearer pässwörd-x".encode()}
+    with client(paths_app(f"{catalog}=odf", token=token, metrics_token=token)) as api:
+        assert api.get("/api/v1/catalogs", headers=right).status_code == 200
+        assert api.get("/metrics", headers=right).status_code == 200
+        assert api.get("/api/v1/catalogs", headers=wrong).status_code == 401
+        assert api.get("/metrics", headers=wrong).status_code == 401

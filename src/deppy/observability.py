@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -24,6 +25,43 @@ FORMATS = ("text", "json")
 TEXT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # Durations from milliseconds (a small catalog) to minutes (a catalog load, a quiet namespace).
 SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+
+
+OTHER = "other"
+"""The label value every value past a label's bound folds into."""
+
+
+class LabelValues:
+    """The values one metric label may take: a series per value costs memory for the life of
+    the process and a line at every scrape, so a value that comes from outside (an HTTP
+    method, an object's name or namespace) must come from a bounded set. ``known`` values are
+    always kept; others are kept until ``cap`` distinct ones were seen, then fold into
+    :data:`OTHER`. ``forget`` frees the place of a value that is gone (a deleted object)."""
+
+    def __init__(self, known: Iterable[str] = (), cap: int = 0) -> None:
+        self.known = frozenset(known)
+        self.cap = cap
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, value: str) -> str:
+        if value in self.known:
+            return value
+        with self._lock:
+            if value in self._seen:
+                return value
+            if len(self._seen) < self.cap:
+                self._seen.add(value)
+                return value
+        return OTHER
+
+    def forget(self, value: str) -> bool:
+        """Whether ``value`` had a place of its own (its series may now be removed)."""
+        with self._lock:
+            if value in self._seen:
+                self._seen.discard(value)
+                return True
+        return False
 
 
 def registry() -> CollectorRegistry:
@@ -60,7 +98,16 @@ def formatter(log_format: str) -> logging.Formatter:
             rename_fields={"levelname": "level", "name": "logger"},
             timestamp="time",
         )
-    return logging.Formatter(TEXT)
+    return _PrintableFormatter(TEXT)
+
+
+class _PrintableFormatter(logging.Formatter):
+    """Text lines for a terminal: a name from a spec or a catalog is shown, never obeyed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from deppy.terminal_text import terminal_text
+
+        return terminal_text(super().format(record))
 
 
 def configure(log_format: str, *, level: int = logging.INFO) -> None:

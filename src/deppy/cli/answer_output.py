@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import click
-
-from deppy.cli.data_output import SETTINGS, dump
+from deppy.cli.data_output import SETTINGS, dump, emit, say
 from deppy.cli.text_table import cell, columns, short_image
 from deppy.explain import explanation_as_short_text, explanation_as_text
 from deppy.explain.render import SCREEN_LINES
@@ -33,17 +31,17 @@ def render(
         dump(data, output)
         return
     if output == "html":
-        click.echo(resolution_as_html(resolution, facts))
+        emit(resolution_as_html(resolution, facts))
         return
     if resolution.explanation is not None:
         if verbose:
-            click.echo(explanation_as_text(resolution.explanation, verbose=True))
+            say(explanation_as_text(resolution.explanation, verbose=True))
         else:  # one screen with the warnings above it (at least four lines of its own)
             room = max(SCREEN_LINES - SETTINGS.warned, MIN_LINES)
-            click.echo(explanation_as_short_text(resolution.explanation, lines=room))
+            say(explanation_as_short_text(resolution.explanation, lines=room))
         return
     assert resolution.selection is not None
-    click.echo("\n".join(selection_lines(resolution.selection)))
+    say("\n".join(selection_lines(resolution.selection)))
 
 
 def selection_lines(selection: Sequence[SelectedBundle]) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from deppy.cli.data_output import say
 from deppy.cli.main import cli
 
 
@@ -16,4 +17,4 @@ def approve_cmd(name: str, namespace: str, kubeconfig: str | None, message: str)
     """Approve the Instance NAME: a person's decision, which the controller never overwrites."""
     from deppy.controller.approval_command import approve_instance
 
-    click.echo(approve_instance(kubeconfig, namespace, name, message))
+    say(approve_instance(kubeconfig, namespace, name, message))

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
+from deppy.cli.data_output import say
 from deppy.cli.main import cli
 from deppy.workflows.catalog_loading import parsed_cache
 
@@ -30,9 +29,7 @@ def clear_cmd() -> None:
     cache = _cache()
     if cache is not None:
         cleared = cache.clear()
-        click.echo(
-            f"cleared {cleared.entries} entries ({_mb(cleared.size)}) from {cache.directory}"
-        )
+        say(f"cleared {cleared.entries} entries ({_mb(cleared.size)}) from {cache.directory}")
 
 
 @cache_group.command("info")
@@ -41,7 +38,7 @@ def info_cmd() -> None:
     cache = _cache()
     if cache is not None:
         held = cache.usage()
-        click.echo(
+        say(
             f"{cache.directory}: {held.entries} entries, {_mb(held.size)} "
             f"(at most {_mb(cache.max_bytes)})"
         )
@@ -50,7 +47,7 @@ def info_cmd() -> None:
 def _cache() -> ParsedCache | None:
     cache = parsed_cache()
     if cache is None:
-        click.echo("the cache is off (DEPPY_CACHE=off)")
+        say("the cache is off (DEPPY_CACHE=off)")
     return cache
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from deppy.cli.data_output import dump
+from deppy.cli.data_output import dump, say
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import output_option, to_stderr
 from deppy.errors import InputError
@@ -68,7 +68,7 @@ def add_cmd(name: str, path: str, priority: int) -> None:
         catalog = steps.read(_location(path), name, priority)
         report_problems(catalog, to_stderr)
         stored = store.add(catalog, progress=steps.storing)
-    click.echo(f"added catalog {name} (priority {stored.priority}): {_counts(stored)}")
+    say(f"added catalog {name} (priority {stored.priority}): {_counts(stored)}")
 
 
 @catalog_group.command("list")
@@ -79,13 +79,13 @@ def list_cmd(output: str) -> None:
     stored = store.list()
     if output == "name":
         for c in stored:
-            click.echo(c.name)
+            say(c.name)
         return
     if output != "text":
         dump({"store": str(store.path), "catalogs": [_as_dict(c) for c in stored]}, output)
         return
     if not stored:
-        click.echo(
+        say(
             f"deppy: no stored catalogs in {store.path}; add one with "
             "'deppy catalog add NAME PATH'",
             err=True,
@@ -107,7 +107,7 @@ def list_cmd(output: str) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        click.echo("  ".join([*cells, row[-1]]))
+        say("  ".join([*cells, row[-1]]))
 
 
 @catalog_group.command("remove")
@@ -117,7 +117,7 @@ def remove_cmd(name: str) -> None:
     store = Store()
     _stored(store, name)
     removed = store.remove(name)
-    click.echo(f"removed catalog {removed.name} ({removed.bundles} bundles)")
+    say(f"removed catalog {removed.name} ({removed.bundles} bundles)")
 
 
 @catalog_group.command("refresh")
@@ -130,7 +130,7 @@ def refresh_cmd(name: str) -> None:
         catalog = steps.read(before.path, name, before.priority)
         report_problems(catalog, to_stderr)
         stored = store.replace(catalog, progress=steps.storing)
-    click.echo(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles)")
+    say(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles)")
 
 
 @catalog_group.command("problems")
@@ -149,8 +149,8 @@ def problems_cmd(target: str, output: str) -> None:
         problems = Store().problems(target)
     if output == "text":
         for problem in problems:
-            click.echo(str(problem))
-        click.echo(f"{problems_what(problems) or 'no problems'} in {target}", err=True)
+            say(str(problem))
+        say(f"{problems_what(problems) or 'no problems'} in {target}", err=True)
     else:
         rows = [{"file": p.file, "object": p.obj, "problem": p.why} for p in problems]
         dump({"catalog": target, "problems": rows}, output)
@@ -294,7 +294,7 @@ def serve_cmd(source: str, grpc_address: str | None, http_address: str | None) -
 
 
 def _announce(line: str) -> None:
-    click.echo(line)
+    say(line)
     sys.stdout.flush()
 
 

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedCo
 
 from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
 from deppy.catalog.catalog_set import BundleSource, CatalogSet
-from deppy.cli.data_output import SETTINGS
+from deppy.cli.data_output import SETTINGS, say
 from deppy.cli.workflow_options import (
     cluster_facts,
     cluster_options,
@@ -61,9 +61,9 @@ def catalog_check(
         dump(report.as_dict(), output)
     else:
         for line in report_lines(report, len(source.package_names())):
-            click.echo(line)
+            say(line)
     if not SETTINGS.quiet:
-        click.echo(
+        say(
             f"deppy: checked {report.bundles} bundles in {checked - loaded:.2f} s "
             f"(catalog opened in {loaded - started:.2f} s)",
             err=True,

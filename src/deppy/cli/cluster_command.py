@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 import orjson
 
+from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
 from deppy.errors import InputError
 
@@ -50,12 +51,12 @@ def export_cmd(
 
         text = yaml.safe_dump(document, sort_keys=False, width=100, allow_unicode=True)
     for problem in state.problems:
-        click.echo(f"deppy: warning: {problem}", err=True)
+        say(f"deppy: warning: {problem}", err=True)
     if target is None:
-        click.echo(text, nl=False)
+        emit(text, nl=False)
     else:
         try:
             target.write_text(text, encoding="utf-8")
         except OSError as error:
             raise InputError(str(target), f"cannot write: {error.strerror}") from None
-    click.echo(f"deppy: exported {state.counts()} from {state.where}", err=True)
+    say(f"deppy: exported {state.counts()} from {state.where}", err=True)

@@ -1,5 +1,9 @@
-"""Data for programs: JSON (indented, keys in the data's own order) or YAML, one place for
-every command's ``-o json|yaml``; and ``-q``, which keeps warnings off stderr."""
+"""Everything the CLI writes goes through here. Data for programs — JSON (indented, keys in the
+data's own order) or YAML, one place for every command's ``-o json|yaml``, and the other data
+formats (HTML, DOT, manifests) — is written exactly (:func:`dump`, :func:`emit`); text for
+people (tables, explanations, warnings, notes) through :func:`say`, which makes every line
+printable (:mod:`deppy.terminal_text`: a name holding terminal control sequences is shown
+escaped, never obeyed). ``-q`` keeps warnings off stderr."""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from typing import Any
 
 import click
 import orjson
+
+from deppy.terminal_text import terminal_text
 
 
 class Settings:
@@ -18,6 +24,16 @@ class Settings:
 
 
 SETTINGS = Settings()
+
+
+def say(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """Text for people, on stdout (or stderr), every line printable."""
+    click.echo(terminal_text(text), err=err, nl=nl)
+
+
+def emit(text: str, *, nl: bool = True) -> None:
+    """Data for a program (HTML, DOT, YAML manifests, an export) on stdout, exactly."""
+    click.echo(text, nl=nl)
 
 
 def dump(data: Any, output: str) -> None:
@@ -83,4 +99,4 @@ def _wrapped(text: str) -> list[str]:
 
 def _echo(lines: list[str]) -> None:
     SETTINGS.warned += len(lines)
-    click.echo("\n".join(lines), err=True)
+    say("\n".join(lines), err=True)

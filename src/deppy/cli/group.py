@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from deppy.cli.data_output import SETTINGS
+from deppy.cli.data_output import SETTINGS, say
 from deppy.cli.exit_codes import EXIT_INPUT_ERROR, reader_gone
 from deppy.cli.quick import is_text
 from deppy.errors import DeppyError, excerpt, unusable_path
@@ -35,7 +35,7 @@ class DeppyGroup(click.Group):
         given = list(args) if args is not None else sys.argv[1:]
         for number, arg in enumerate(given, 1):
             if isinstance(arg, str) and not is_text(arg):
-                click.echo(
+                say(
                     f"deppy: error: argument {number} {excerpt(arg)} is not valid UTF-8; pass text",
                     err=True,
                 )
@@ -48,7 +48,7 @@ class DeppyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except DeppyError as error:
-            click.echo(f"deppy: error: {error}", err=True)
+            say(f"deppy: error: {error}", err=True)
             ctx.exit(EXIT_INPUT_ERROR)
         except BrokenPipeError:  # `deppy … | head`: not a failure (click would exit 1)
             reader_gone()

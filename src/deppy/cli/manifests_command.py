@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from deppy.cli.data_output import emit
 from deppy.cli.main import cli
 
 
@@ -31,4 +32,4 @@ def manifests_cmd(namespace: str, image: str, replicas: int, only: str) -> None:
     if only != "all":
         crds = only == "crds"
         documents = [d for d in documents if (d["kind"] == "CustomResourceDefinition") == crds]
-    click.echo(yaml.safe_dump_all(documents, sort_keys=False, width=100), nl=False)
+    emit(yaml.safe_dump_all(documents, sort_keys=False, width=100), nl=False)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import catalog_option, catalog_source
 
@@ -53,5 +54,5 @@ def properties_cmd(
         raise click.UsageError("--catalog is used with --bundle NAME")
     result = annotate_csv(csv, properties, package=package, as_json=as_json)
     for warning in result.warnings:
-        click.echo(f"deppy: warning: {warning}", err=True)
-    click.echo(result.annotation if output == "annotation" else result.text, nl=output != "csv")
+        say(f"deppy: warning: {warning}", err=True)
+    emit(result.annotation if output == "annotation" else result.text, nl=output != "csv")

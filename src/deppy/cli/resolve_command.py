@@ -11,7 +11,7 @@ import click
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import MIN_LINES, dump, render
-from deppy.cli.data_output import SETTINGS, warn_within
+from deppy.cli.data_output import SETTINGS, say, warn_within
 from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.spinner import spinner
@@ -241,7 +241,7 @@ def resolve_cmd(
             facts = report_facts(request, catalog_set)
         render(resolution, output, verbose=verbose, facts=facts)
         if text and os.environ.get("DEPPY_TIMING"):
-            click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
+            say(f"resolved in {elapsed * 1000:.1f} ms", err=True)
         raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
 
 
@@ -252,7 +252,7 @@ def dry_run(
 
     report = what_if(catalog_set, request, target)
     if output in ("text", "table"):
-        click.echo(whatif_as_text(report))
+        say(whatif_as_text(report))
     else:
         dump(report.as_dict(), output)
     return EXIT_UNRESOLVABLE if report.breaks or not report.before.resolved else 0

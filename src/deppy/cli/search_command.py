@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from deppy.cli.data_output import say
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import (
     catalog_options,
@@ -44,17 +45,17 @@ def search_cmd(
     shown = hits[:limit] if limit else hits
     if output == "name":
         for name in dict.fromkeys(h.package for h in shown):
-            click.echo(name)
+            say(name)
     elif output != "text":
         dump([h.as_dict() for h in shown], output)
     elif not hits:
-        click.echo(f"no package matches {term!r}")
+        say(f"no package matches {term!r}")
     else:
         rows = [
             (h.package, h.catalog, h.latest, h.display_name or "-", h.match_text()) for h in shown
         ]
         for line in columns(("PACKAGE", "CATALOG", "LATEST", "DISPLAY NAME", "MATCH"), rows):
-            click.echo(line)
+            say(line)
         if len(shown) < len(hits):
-            click.echo(f"… and {len(hits) - len(shown)} more (--limit 0 shows all)")
+            say(f"… and {len(hits) - len(shown)} more (--limit 0 shows all)")
     raise SystemExit(0 if hits else EXIT_NOTHING_FOUND)

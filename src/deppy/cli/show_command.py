@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import catalog_options, catalog_source, columns, dump
 from deppy.workflows.graph import graph_as_dot, graph_as_text
@@ -47,7 +48,7 @@ def show_cmd(
     source = catalog_source(catalogs, quiet=quiet, sources=sources)
     graphs = package_graphs(source, package, channel)
     if graph_format == "dot":
-        click.echo(graph_as_dot(graphs, package))
+        emit(graph_as_dot(graphs, package))
         return
     views = package_views(source, package, graphs)
     if output != "text":
@@ -55,9 +56,9 @@ def show_cmd(
         return
     for n, view in enumerate(views):
         if n:
-            click.echo("")
+            say("")
         for line in _describe(view):
-            click.echo(line)
+            say(line)
 
 
 def _describe(view: PackageView) -> list[str]:

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from deppy.terminal_text import terminal_text
+
 EMPTY = "—"
 DIGEST_SHOWN = 12  # hex digits of a sha256 digest kept in a table (docker's short id)
 
 
 def columns(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> list[str]:
-    """Aligned columns, two spaces apart; the last column is not padded."""
+    """Aligned columns, two spaces apart; the last column is not padded. Cells are made
+    printable first (as :func:`deppy.cli.data_output.say` would), so the columns line up."""
+    rows = [tuple(terminal_text(cell) for cell in row) for row in rows]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
     return [
         "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from deppy.cli.answer_output import render
+from deppy.cli.data_output import say
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import dump, output_option, warn
 from deppy.errors import InputError, excerpt
@@ -17,6 +18,7 @@ from deppy.pipeline.domain import find_domain
 from deppy.pipeline.replay import replay
 from deppy.pipeline.trace import Trace, read_trace, trace_file
 from deppy.resolution.resolver import resolution_of
+from deppy.terminal_text import terminal_text
 
 SHOWN_IDS = 6
 
@@ -87,11 +89,24 @@ def _as_data(recorded: Trace) -> dict[str, object]:
 
 
 def _show(recorded: Trace, variables: bool) -> None:
+    import io
+
     from rich.console import Console  # deferred: `deppy resolve` imports this module
     from rich.table import Table
 
     summary = _Summary(recorded)
-    console = Console(width=140, highlight=False, soft_wrap=False)
+    # Rendered to text first (no markup: a name is never read as [style]), then written as all
+    # text for people is, every line printable.
+    rendered = io.StringIO()
+    console = Console(
+        file=rendered, width=140, highlight=False, soft_wrap=False, markup=False, emoji=False
+    )
+
+    def flush() -> None:
+        say(rendered.getvalue(), nl=False)
+        rendered.seek(0)
+        rendered.truncate()
+
     header = recorded.header
     console.print(
         f"pipeline {header.get('pipeline', '?')} (id {header['pipeline_id']}), "
@@ -106,7 +121,7 @@ def _show(recorded: Trace, variables: bool) -> None:
         table.add_column(column, overflow="fold")
     for node in result.get("nodes", []):
         name = node["name"]
-        table.add_row(
+        cells = (
             name,
             node["type"],
             node["state"] + (f"\n{node['reason']}" if node.get("reason") else ""),
@@ -114,14 +129,16 @@ def _show(recorded: Trace, variables: bool) -> None:
             str(node["emitted"]),
             _ms(node),
             summary.produced_text(name, everything=False),
-        )
+        )  # escaped before rich measures them, so the columns line up
+        table.add_row(*(terminal_text(str(cell)) for cell in cells))
     console.print(table)
+    flush()
     if variables:  # plain lines after the table: folding a cell of 100,000 ids took minutes
         for node in result.get("nodes", []):
             ids = summary.produced.get(node["name"]) or []
             if ids:
-                click.echo(f"variables produced by {node['name']} ({len(ids)}):")
-                click.echo("\n".join(f"  {i}" for i in ids))
+                say(f"variables produced by {node['name']} ({len(ids)}):")
+                say("\n".join(f"  {i}" for i in ids))
     for name, error in summary.errors():
         console.print(f"error from {name}: {error}")
     for line in summary.solver_outcome():
@@ -130,6 +147,7 @@ def _show(recorded: Trace, variables: bool) -> None:
         f"{len(recorded.events)} events; "
         + ", ".join(f"{n} {kind}" for kind, n in sorted(summary.event_types.items()))
     )
+    flush()
 
 
 def _ms(node: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from deppy.cli.data_output import say
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import (
     catalog_options,
@@ -98,9 +99,9 @@ def upgrades_cmd(
         return
     for n, report in enumerate(reports):
         if n:
-            click.echo("")
+            say("")
         for line in _report_lines(report):
-            click.echo(line)
+            say(line)
 
 
 def _report_lines(report: UpgradeReport) -> list[str]:

@@ -8,6 +8,7 @@ import click
 
 from deppy.catalog.bundle_dir import load_bundle_dir
 from deppy.cli.answer_output import render
+from deppy.cli.data_output import say
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.workflow_options import (
     catalog_options,
@@ -53,6 +54,6 @@ def validate_cmd(
     if text and loaded.bundle is not None:
         bundle = loaded.bundle
         verdict = "installs" if resolution.resolved else "cannot be installed"
-        click.echo(f"{bundle.name} ({bundle.package} {bundle.version}) {verdict}\n")
+        say(f"{bundle.name} ({bundle.package} {bundle.version}) {verdict}\n")
     render(resolution, output, verbose=verbose)
     raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)

@@ -23,6 +23,7 @@ from typing import Any
 
 from deppy.controller.conditions import now
 from deppy.controller.kube import ApiError, Kube
+from deppy.terminal_text import terminal_line
 
 log = logging.getLogger("deppy.controller")
 COMPONENT = "deppy-controller"
@@ -54,7 +55,7 @@ class Recorder:
         """Record ``reason``/``message`` on ``body`` (an object as read from the API server)."""
         meta = body["metadata"]
         namespace = meta.get("namespace") or CLUSTER_SCOPED_HOME
-        message = short(message)
+        message = short(terminal_line(message))  # names from specs: shown, never obeyed
         name = event_name(meta, reason, message)
         stamp = now()
         event = {

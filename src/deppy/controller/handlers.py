@@ -173,6 +173,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     def catalog_deleted(event: dict[str, Any], body: dict[str, Any], **_: Any) -> None:
         if event.get("type") == "DELETED":
             runtime.cache.removed(body["metadata"]["name"])
+            observe.metrics.catalog_gone(body["metadata"]["name"])
             catalog_changed(body["metadata"]["name"])
 
     # -- ActiveResolution --------------------------------------------------------------------

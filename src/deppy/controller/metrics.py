@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 
 from prometheus_client import Counter, Gauge, Histogram
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from deppy.controller.catalogs.cache import CatalogCache
-from deppy.observability import SECONDS
+from deppy.observability import SECONDS, LabelValues
 from deppy.observability import registry as new_registry
 
 OUTCOMES = {
@@ -29,8 +30,14 @@ OUTCOMES = {
 }
 
 
+KINDS = ("ActiveResolution", "unit")
+NAMES_KEPT = 1000
+"""Distinct namespaces, and distinct Catalogs, that get series of their own: the ones past it
+(a cluster with more, or a long life of created and deleted namespaces) count as ``other``."""
+
+
 def outcome_of(reason: str) -> str:
-    return OUTCOMES.get(reason, reason.lower())
+    return OUTCOMES.get(reason, "other")
 
 
 def _seconds_since(stamp: str) -> float | None:
@@ -85,7 +92,7 @@ class ControllerMetrics:
         self.resolutions = Counter(
             "deppy_resolutions",
             "Resolutions, by kind (ActiveResolution, unit), namespace and outcome: resolved, "
-            "unsatisfiable, invalid, deadline, catalog_unavailable.",
+            "unsatisfiable, invalid, deadline, catalog_unavailable (other: anything else).",
             ["kind", "namespace", "outcome"],
             registry=registry,
         )
@@ -140,11 +147,38 @@ class ControllerMetrics:
             registry=registry,
         )
         registry.register(CacheCollector(cache))
+        # Labels taken from objects come from bounded sets (each series lives as long as the
+        # process): a Catalog's series go with the Catalog.
+        self.kind = LabelValues(KINDS)
+        self.namespace = LabelValues(cap=NAMES_KEPT)
+        self.catalog = LabelValues(cap=NAMES_KEPT)
+
+    def catalog_gone(self, name: str) -> None:
+        """A deleted Catalog: its series are removed, its place freed for another."""
+        if not self.catalog.forget(name):
+            return
+        with suppress(KeyError):
+            self.catalog_load_seconds.remove(name)
+        for result in ("loaded", "unchanged", "failed"):
+            with suppress(KeyError):
+                self.catalog_loads.remove(name, result)
+
+    def catalog_loaded(self, name: str, result: str, seconds: float) -> None:
+        label = self.catalog(name)
+        self.catalog_loads.labels(label, result).inc()
+        self.catalog_load_seconds.labels(label).observe(seconds)
+
+    def proposal(self, namespace: str, event: str) -> None:
+        self.proposals.labels(self.namespace(namespace), event).inc()
+
+    def change_answered(self, kind: str, seconds: float) -> None:
+        self.change_to_answer.labels(self.kind(kind)).observe(max(0.0, seconds))
 
     def watch_queue(self, waiting: Callable[[], int], running: Callable[[], int]) -> None:
         self.queue_depth.set_function(waiting)
         self.in_progress.set_function(running)
 
     def resolved(self, kind: str, namespace: str, reason: str, seconds: float) -> None:
-        self.resolutions.labels(kind, namespace, outcome_of(reason)).inc()
+        kind = self.kind(kind)
+        self.resolutions.labels(kind, self.namespace(namespace), outcome_of(reason)).inc()
         self.resolution_seconds.labels(kind).observe(seconds)

@@ -135,13 +135,13 @@ class Observer:
         self.metrics.resolved(kind, namespace, reason, seconds)
 
     def change_answered(self, kind: str, seconds: float) -> None:
-        self.metrics.change_to_answer.labels(kind).observe(max(0.0, seconds))
+        self.metrics.change_answered(kind, seconds)
 
     # -- proposals ----------------------------------------------------------------------------
     def proposed(self, instance: Body, entries: Sequence[SetEntry], verdict: Verdict) -> None:
         """A new resolveset Instance, and the policy's verdict written on it."""
         namespace = str(instance["metadata"].get("namespace"))
-        self.metrics.proposals.labels(namespace, "created").inc()
+        self.metrics.proposal(namespace, "created")
         changes = [
             f"upgrade {e.bundle.package} from {e.pivot_from} to {e.bundle.version}"
             if e.pivot_from
@@ -152,7 +152,7 @@ class Observer:
         self.post(instance, "ProposalCreated", "proposes: " + ("; ".join(changes) or "no change"))
         text = f"{verdict.reason}: {verdict.message}"
         if verdict.approved:
-            self.metrics.proposals.labels(namespace, "approved").inc()
+            self.metrics.proposal(namespace, "approved")
             self.post(instance, "Approved", text)
         else:
             self.post(instance, "ApprovalRequired", text)
@@ -160,7 +160,7 @@ class Observer:
     def superseded(self, instance: Body, message: str) -> None:
         """A pending proposal replaced by the unit's newer answer before anyone approved it."""
         namespace = str(instance["metadata"].get("namespace"))
-        self.metrics.proposals.labels(namespace, "superseded").inc()
+        self.metrics.proposal(namespace, "superseded")
         self.post(instance, "Superseded", message)
 
     # -- catalogs -----------------------------------------------------------------------------
@@ -172,8 +172,7 @@ class Observer:
         name = str(body["metadata"]["name"])
         digest = str(fields.get("digest"))
         changed = digest != before
-        self.metrics.catalog_loads.labels(name, "loaded" if changed else "unchanged").inc()
-        self.metrics.catalog_load_seconds.labels(name).observe(seconds)
+        self.metrics.catalog_loaded(name, "loaded" if changed else "unchanged", seconds)
         shown = _condition(body, "Ready").get("status") == "True" and (
             (body.get("status") or {}).get("digest") == digest
         )
@@ -189,8 +188,7 @@ class Observer:
     def catalog_failed(self, body: Body, error: str, kept: object | None, seconds: float) -> None:
         """A load that failed; ``kept`` is the last good content, still served (None: none)."""
         name = str(body["metadata"]["name"])
-        self.metrics.catalog_loads.labels(name, "failed").inc()
-        self.metrics.catalog_load_seconds.labels(name).observe(seconds)
+        self.metrics.catalog_loaded(name, "failed", seconds)
         old = _condition(body, "Ready")
         shown = old.get("status") == "False" and str(old.get("message", "")).startswith(error)
         reason = "CatalogUnavailable" if kept is None else "CatalogStale"

@@ -8,9 +8,12 @@ from html import escape
 from typing import Any
 
 from deppy.explain.model import Cause, Explanation, Suggestion
+from deppy.terminal_text import terminal_text
 
 
 def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> str:
+    """The explanation for people, every line printable (a name's control characters escaped;
+    :func:`explanation_as_dict` keeps them exact)."""
     lines = [explanation.summary]
     if explanation.roots:
         lines.append("")
@@ -32,7 +35,7 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
         lines.append("")
         lines.append("Solver constraints in the minimal conflict:")
         lines += [f"  - {text}" for text in explanation.constraints]
-    return "\n".join(lines)
+    return terminal_text("\n".join(lines))  # names from the input, shown, never obeyed
 
 
 SCREEN_LINES = 10
@@ -84,7 +87,7 @@ def explanation_as_short_text(
         else:
             break
         shown = screen([c for n, c in enumerate(causes) if n not in dropped], nways)
-    return "\n".join(shown)
+    return terminal_text("\n".join(shown))  # names from the input, shown, never obeyed
 
 
 def _block(title: str, items: Sequence[Cause | Suggestion], width: int) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import tarfile
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import orjson
 
 from deppy.errors import InputError
 from deppy.input_limits import UnsafeInput, json_value
+from deppy.input_limits.streams import GZIP_MAGIC, gunzip_capped
 from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.request_parsing import read_yaml, request_from_document
 from deppy.service.problems import Problem
@@ -26,6 +28,7 @@ JSON_TYPES = ("application/json",)
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
 MAX_UNPACKED = 64 * 1024 * 1024
 MAX_MEMBERS = 5000
+TAR_OVERHEAD = (MAX_MEMBERS + 2) * 1024  # a header (and padding) per member, the end blocks
 
 
 def read_document(body: bytes, content_type: str) -> Any:
@@ -100,7 +103,9 @@ def unpack_bundle(body: bytes, into: Path) -> Path:
     from deppy.catalog.bundle_dir import looks_like_bundle_dir
 
     try:
-        with tarfile.open(fileobj=io.BytesIO(body), mode="r:*") as archive:
+        if body[:2] == GZIP_MAGIC:  # inflated by deppy's one gzip reader, within its bounds
+            body = gunzip_capped(body, MAX_UNPACKED + TAR_OVERHEAD)
+        with tarfile.open(fileobj=io.BytesIO(body), mode="r:") as archive:
             members = archive.getmembers()
             if len(members) > MAX_MEMBERS:
                 raise Problem(422, f"the archive holds more than {MAX_MEMBERS} files", field="body")
@@ -123,7 +128,11 @@ def unpack_bundle(body: bytes, into: Path) -> Path:
                 archive.extractall(into, filter="data")
             else:  # pragma: no cover - Python 3.11.0-3.11.3
                 archive.extractall(into)
-    except (tarfile.TarError, EOFError, OSError, ValueError) as error:
+    except UnsafeInput as error:
+        raise Problem(
+            413, f"the archive unpacks to {error}", field="body", kind="too-large"
+        ) from None
+    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error) as error:
         raise Problem(
             400,
             f"not a readable tar.gz archive: {' '.join(str(error).split())}",

@@ -10,6 +10,7 @@ from deppy.errors import InputError
 from deppy.resolution.request_parsing import CatalogSpec
 
 MIB = 1024 * 1024
+MAX_TOKEN_FILE = 4096  # a token is tens of bytes; a header holds a few kilobytes at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +43,27 @@ def is_loopback(host: str) -> bool:
 
 
 def read_token(path: str, option: str = "--token-file") -> str:
-    """The bearer token in a file (surrounding whitespace ignored); empty is refused."""
+    """The bearer token in a file (surrounding whitespace ignored): UTF-8 text without spaces
+    or control characters, as a client can send it in a header; anything else is refused here,
+    at start, so the service never runs with a token no request can match."""
+    fix = "e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE"
     try:
-        with open(path, encoding="utf-8") as handle:
-            token = handle.read().strip()
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_TOKEN_FILE + 1)
     except OSError as error:
         raise InputError(f"{option} {path}", f"cannot read the file: {error.strerror}") from None
-    if not token or any(c.isspace() for c in token):
+    if len(raw) > MAX_TOKEN_FILE:
+        raise InputError(f"{option} {path}", f"the file is over {MAX_TOKEN_FILE} bytes", fix)
+    try:
+        token = raw.decode("utf-8").strip()
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{option} {path}", f"the file is not UTF-8 text (byte {error.start})", fix
+        ) from None
+    if not token or not token.isprintable() or any(c.isspace() for c in token):
         raise InputError(
             f"{option} {path}",
-            "the file must hold one token (no spaces)",
-            "e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))' > FILE",
+            "the file must hold one token (no spaces or control characters)",
+            fix,
         )
     return token

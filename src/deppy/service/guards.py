@@ -101,21 +101,36 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
+class Bearer:
+    """One token's check, the same for the API's token and the metrics token: the
+    ``Authorization`` header's bytes as received, against ``Bearer `` and the token's UTF-8
+    bytes, compared in constant time. (Decoding the header first — Starlette decodes headers
+    as Latin-1 — made a non-ASCII token never match.)"""
+
+    __slots__ = ("expected",)
+
+    def __init__(self, token: str) -> None:
+        self.expected = b"Bearer " + token.encode("utf-8")
+
+    def allows(self, scope: Scope) -> bool:
+        given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
+        return hmac.compare_digest(bytes(given), self.expected)
+
+
 class BearerToken:
     """Every /api/v1/ call but the probes needs ``Authorization: Bearer TOKEN``."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
-        self.expected = f"Bearer {token}".encode()
+        self.bearer = Bearer(token)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = str(scope.get("path", ""))
-        if scope["type"] == "http" and path.startswith(API) and path not in OPEN:
-            given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
-            if not hmac.compare_digest(given, self.expected):
-                problem = unauthorized("this service needs a bearer token", "--token-file")
-                await _send_problem(scope, send, problem)
-                return
+        guarded = scope["type"] == "http" and path.startswith(API) and path not in OPEN
+        if guarded and not self.bearer.allows(scope):
+            problem = unauthorized("this service needs a bearer token", "--token-file")
+            await _send_problem(scope, send, problem)
+            return
         await self.app(scope, receive, send)
 
 

@@ -12,7 +12,6 @@ holds the API's token.
 
 from __future__ import annotations
 
-import hmac
 import logging
 import time
 from collections.abc import Iterator
@@ -29,14 +28,18 @@ from starlette.responses import Response
 from starlette.routing import Match
 
 from deppy.errors import InputError
-from deppy.observability import SECONDS
+from deppy.observability import SECONDS, LabelValues
 from deppy.observability import registry as new_registry
 from deppy.service.catalogs import CatalogState
-from deppy.service.guards import ASGIApp, Message, Receive, Scope, Send, unauthorized
+from deppy.service.guards import ASGIApp, Bearer, Message, Receive, Scope, Send, unauthorized
 from deppy.service.problems import Problem
 
 log = logging.getLogger("deppy.service")
 OUTCOMES = ("resolved", "unsatisfiable", "invalid", "deadline", "busy")
+# The methods of RFC 9110 and PATCH; any other token a client sends is counted as "other"
+# (every distinct one would otherwise be a new series, before authentication even).
+METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
+method_of = LabelValues(METHODS)
 
 
 class CatalogCollector(Collector):
@@ -99,7 +102,8 @@ class ServiceMetrics:
         self.registry = registry = new_registry()
         self.requests = Counter(
             "deppy_http_requests",
-            "HTTP requests answered, by route template, method and status.",
+            "HTTP requests answered, by route template, method (other: not a standard method) "
+            "and status.",
             ["route", "method", "status"],
             registry=registry,
         )
@@ -208,7 +212,8 @@ class RequestMetrics:
             await self.app(scope, receive, watched)
         finally:
             route = route_of(scope)
-            self.metrics.requests.labels(route, scope.get("method", ""), str(status)).inc()
+            method = method_of(str(scope.get("method", "")))
+            self.metrics.requests.labels(route, method, str(status)).inc()
             self.metrics.request_seconds.labels(route).observe(time.perf_counter() - started)
 
 
@@ -220,14 +225,12 @@ def metrics(request: Request) -> Response:
     """The exposition in the format the scraper asks for (Prometheus text, or OpenMetrics)."""
     service = request.app.state.service
     token = service.config.metrics_token
-    if token is not None:
-        given = request.headers.get("authorization", "").encode()
-        if not hmac.compare_digest(given, f"Bearer {token}".encode()):
-            raise unauthorized(
-                "/metrics needs the metrics token",
-                "--metrics-token-file",
-                " (Prometheus: authorization.credentials_file)",
-            )
+    if token is not None and not Bearer(token).allows(request.scope):
+        raise unauthorized(
+            "/metrics needs the metrics token",
+            "--metrics-token-file",
+            " (Prometheus: authorization.credentials_file)",
+        )
     encoder, content_type = choose_encoder(request.headers.get("accept", ""))
     body: Any = encoder(service.metrics.registry)
     return Response(body, media_type=content_type)

@@ -220,21 +220,28 @@ def _refused(line: int, err: UnsafeInput) -> tuple[str, str]:
 
 def _json_lines(data: bytes, problems: list[tuple[str, str]], base: int) -> list[Doc] | None:
     """The fast path for one compact object per line (what ``opm render`` writes); ``base``:
-    where ``data`` starts in its file."""
+    where ``data`` starts in its file. Only lines with content are looked at, found by a search
+    over the bytes: splitting the stream into a list of every line cost 8 bytes a line, nine
+    times the size of a stream of blank lines."""
     docs: list[Doc] = []
-    end = base - 1
-    for lineno, line in enumerate(data.split(b"\n"), 1):
-        start = end + 1
-        end = start + len(line)
-        if not line or line.isspace():
-            continue
+    pos, lineno, counted = 0, 1, 0
+    while True:
+        found = _NON_BLANK.search(data, pos)
+        if found is None:
+            return docs
+        start = data.rfind(b"\n", 0, found.start()) + 1
+        end = data.find(b"\n", found.start())
+        end = len(data) if end < 0 else end
+        lineno += data.count(b"\n", counted, start)
+        counted = start
         try:
-            docs.append(Doc(f"line {lineno}", lineno, json_value(line), (start, end)))
+            value = json_value(data[start:end])
+            docs.append(Doc(f"line {lineno}", lineno, value, (base + start, base + end)))
         except orjson.JSONDecodeError:
             return None
         except UnsafeInput as err:
             problems.append(_refused(lineno, err))
-    return docs
+        pos = end
 
 
 def _json_pretty(data: bytes, problems: list[tuple[str, str]], base: int) -> list[Doc] | None:
@@ -315,11 +322,15 @@ def _yaml_doc_starts(data: bytes) -> list[tuple[int, int]]:
         pos = data.find(b"\n---", pos + 4)
     markers = [m for m in markers if data[m + 3 : m + 4] in (b"", b" ", b"\t", b"\r", b"\n")]
     starts: list[tuple[int, int]] = []
-    head = data[: markers[0]] if markers else data
-    for lineno, raw in enumerate(head.split(b"\n"), 1):
-        text = raw.strip()
-        if text and not text.startswith((b"#", b"%")):
-            starts.append((0, lineno))
+    head_end = markers[0] if markers else len(data)
+    pos = 0
+    while (found := _NON_BLANK.search(data, pos, head_end)) is not None:  # lines with content
+        start = data.rfind(b"\n", 0, found.start()) + 1
+        if data[found.start() : found.start() + 1] not in (b"#", b"%"):
+            starts.append((0, data.count(b"\n", 0, start) + 1))
+            break
+        pos = data.find(b"\n", found.start(), head_end)
+        if pos < 0:
             break
     line, prev = 1, 0
     for marker in markers:
