@@ -56,7 +56,7 @@ class DeppyGroup(click.Group):
             unusable = unusable_path(error)
             if unusable is None:
                 raise
-            click.echo(f"deppy: error: {unusable}", err=True)
+            say(f"deppy: error: {unusable}", err=True)
             ctx.exit(EXIT_INPUT_ERROR)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
