@@ -306,3 +306,13 @@ def _attach_check() -> None:
 
 
 _attach_check()
+
+
+def _attach_diff() -> None:
+    """``catalog diff`` is a command module of its own (catalog_diff_command)."""
+    from deppy.cli.catalog_diff_command import catalog_diff
+
+    catalog_group.add_command(catalog_diff, "diff")
+
+
+_attach_diff()
