@@ -34,7 +34,9 @@ def catalog_diff(old: str, new: str, output: str, exit_code: bool) -> None:
     not they differ (1 when they differ with --exit-code), 2 on bad input.
     """
     report = None if SETTINGS.quiet else to_stderr
-    diff = diff_facts(load_side(old, report=report), load_side(new, report=report))
+    before = load_side(old, report=report)
+    after = before if new == old else load_side(new, report=report)
+    diff = diff_facts(before, after)
     if output == "text":
         from deppy.workflows.catalog_diff_text import diff_lines
 

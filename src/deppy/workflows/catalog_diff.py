@@ -525,7 +525,7 @@ def load_side(
     the catalog was loaded with problems (a diff of a partly read catalog says so)."""
     path = Path(spec)
     if path.exists():
-        return _path_facts(path, store, report)
+        return _said_if_empty(_path_facts(path, store, report), report)
     from deppy.store import Store
 
     stored_store = Store(store)
@@ -543,6 +543,13 @@ def load_side(
     facts = stored_store.release_facts(spec)
     if stored.problems and report is not None:
         _report_lines(spec, stored_store.problems(spec), spec, report)
+    return _said_if_empty(facts, report)
+
+
+def _said_if_empty(facts: CatalogFacts, report: Report | None) -> CatalogFacts:
+    """A catalog with no package is most likely the wrong path: the diff says so."""
+    if not facts.packages and report is not None:
+        report(f"deppy: warning: catalog {facts.name}: no packages (loaded as empty)")
     return facts
 
 

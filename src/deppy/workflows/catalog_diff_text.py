@@ -1,8 +1,8 @@
 """A catalog diff for people: the counts first, then one line per changed package, on a screen.
 
 Every name comes from the catalogs, so every line is made printable (control characters
-escaped, as ``deppy show`` does) and cut to the screen's width; past :data:`PACKAGE_LINES`
-packages the rest are counted and ``-o json`` named as the place to see them.
+escaped, as ``deppy show`` does) and fitted to the screen's width; past :data:`PACKAGE_LINES`
+lines of packages the rest are counted and ``-o json`` named as the place to see them.
 """
 
 from __future__ import annotations
@@ -16,29 +16,51 @@ from deppy.workflows.catalog_diff import CatalogDiff
 
 __all__ = ["PACKAGE_LINES", "diff_lines"]
 
-PACKAGE_LINES = 30
+PACKAGE_LINES = 30  # lines for the packages: with the counts, a screen of 40
+LINES_PER_PACKAGE = 4
 NAMED = 2  # a few changes of a kind are named, more are counted
 
 
 def diff_lines(diff: CatalogDiff, package_lines: int = PACKAGE_LINES) -> list[str]:
     """The diff as text: a title, the counts, then the changed packages in name order."""
     old, new = diff.old, diff.new
-    title = (
-        f"catalog diff {old.catalog} → {new.catalog}: {old.packages} → {new.packages} packages, "
-        f"{old.bundles} → {new.bundles} bundles"
-    )
+    title = f"catalog diff {old.catalog} → {new.catalog}"
     if diff.empty:
-        return [_fit(title), _fit(f"no differences between {old.catalog} and {new.catalog}")]
+        sizes = f"{new.packages} packages, {new.bundles} bundles"
+        return [_fit(title), _fit(f"no differences ({sizes})")]
     lines = [title, *_count_lines(diff)]
     changed = diff.packages()
     lines.append(f"changed packages: {len(changed)}")
     per_package = _per_package(diff)
-    for package in changed[:package_lines]:
-        lines.append(f"  {package}: {'; '.join(per_package[package])}")
-    if len(changed) > package_lines:
-        more = len(changed) - package_lines
-        lines.append(f"  … and {more} more package{'s' * (more > 1)}: -o json lists every change")
+    used = 0
+    for n, package in enumerate(changed):
+        mine = _package_lines(printable(package), [printable(p) for p in per_package[package]])
+        if used + len(mine) > package_lines:
+            more = len(changed) - n
+            lines.append(
+                f"  … and {more} more package{'s' * (more > 1)}: -o json lists every change"
+            )
+            break
+        lines.extend(mine)
+        used += len(mine)
     return [_fit(line) for line in lines]
+
+
+def _package_lines(package: str, phrases: list[str]) -> list[str]:
+    """``  package: phrase; phrase`` wrapped between phrases at the screen's width, at most
+    :data:`LINES_PER_PACKAGE` lines (the last cut short with …)."""
+    lines = [f"  {package}: {phrases[0]}"]
+    for phrase in phrases[1:]:
+        joined = f"{lines[-1]}; {phrase}"
+        if len(joined) <= SCREEN_WIDTH:
+            lines[-1] = joined
+        else:
+            lines[-1] += ";"
+            lines.append(f"    {phrase}")
+    if len(lines) > LINES_PER_PACKAGE:
+        lines = lines[:LINES_PER_PACKAGE]
+        lines[-1] = lines[-1][: SCREEN_WIDTH - 2] + " …"
+    return lines
 
 
 def _fit(line: str) -> str:
@@ -46,26 +68,39 @@ def _fit(line: str) -> str:
     return shown if len(shown) <= SCREEN_WIDTH else shown[: SCREEN_WIDTH - 1] + "…"
 
 
+def _count(bundles: int) -> str:
+    return f"{bundles} bundle{'s' * (bundles != 1)}"
+
+
 def _plus_minus(added: int, removed: int) -> str:
     return f"+{added} -{removed}"
 
 
 def _count_lines(diff: CatalogDiff) -> list[str]:
+    old, new = diff.old, diff.new
     rows = [
-        ("packages", _plus_minus(len(diff.packages_added), len(diff.packages_removed))),
-        ("bundles", _plus_minus(len(diff.bundles_added), len(diff.bundles_removed))),
+        (
+            "packages",
+            f"{_plus_minus(len(diff.packages_added), len(diff.packages_removed))} "
+            f"({old.packages} → {new.packages})",
+        ),
+        (
+            "bundles",
+            f"{_plus_minus(len(diff.bundles_added), len(diff.bundles_removed))} "
+            f"({old.bundles} → {new.bundles})",
+        ),
         (
             "channels",
-            f"{_plus_minus(len(diff.channels_added), len(diff.channels_removed))}, "
-            f"{len(diff.heads_moved)} heads moved, "
-            f"{len(diff.default_channels_changed)} default channels changed",
+            f"{_plus_minus(len(diff.channels_added), len(diff.channels_removed))}; "
+            f"heads moved {len(diff.heads_moved)}; "
+            f"default channel changed {len(diff.default_channels_changed)}",
         ),
         (
             "deprecations",
             _plus_minus(len(diff.deprecations_added), len(diff.deprecations_removed)),
         ),
         ("upgrade edges", _plus_minus(len(diff.edges_added), len(diff.edges_removed))),
-        ("platform limits", f"{len(diff.limits_changed)} changed"),
+        ("platform limits", f"changed {len(diff.limits_changed)}"),
     ]
     return [f"  {label:<16}{text}" for label, text in rows]
 
@@ -84,9 +119,9 @@ def _per_package(diff: CatalogDiff) -> dict[str, list[str]]:
         found.setdefault(package, []).append(text)
 
     for p in diff.packages_added:
-        say(p.package, f"new package ({p.bundles} bundles, default channel {p.default_channel})")
+        say(p.package, f"new package ({_count(p.bundles)}, default channel {p.default_channel})")
     for p in diff.packages_removed:
-        say(p.package, f"removed ({p.bundles} bundles)")
+        say(p.package, f"removed ({_count(p.bundles)})")
     whole = {p.package for p in (*diff.packages_added, *diff.packages_removed)}
     _bundle_phrases(diff, whole, say)
     for move in diff.heads_moved:
