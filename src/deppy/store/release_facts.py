@@ -26,7 +26,7 @@ __all__ = ["StoredFacts", "read_facts"]
 
 # A plain blob opens with its name, version, image and source (codec.BUNDLE_LAYOUT), each a
 # JSON string: the fourth is the source, which says where, not what.
-_JSON_STRING = rb'"(?:[^"\\]|\\.)*"'
+_JSON_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
 _SOURCE = re.compile(rb"J\[(?:" + _JSON_STRING + rb",){3}(" + _JSON_STRING + rb"),", re.DOTALL)
 
 
