@@ -6,6 +6,7 @@ test_catalog_diff_real.py."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -416,3 +417,20 @@ def test_an_empty_side_is_warned_about(tmp_path: Path, catalogs: tuple[Path, Pat
     assert code == 0
     assert "deppy: warning: catalog empty: no packages (loaded as empty)" in err
     assert "packages        +2 -0 (0 → 2)" in out
+
+
+def test_the_readme_names_every_key(catalogs: tuple[Path, Path]) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("`deppy catalog diff OLD NEW` says") :]
+    documented = set(
+        re.findall(r"^\| `([a-z_]+\.[a-z_]+)`(?:, `([a-z_]+\.[a-z_]+)`)? \|", section, re.M)
+    )
+    keys = {key for pair in documented for key in pair if key}
+    diff = diff_catalogs(*(load_any_catalog(p) for p in catalogs))
+    assert keys == set(diff.counts())
+    for group, kinds in diff.as_dict().items():
+        if group in GROUPS:
+            for kind, entries in kinds.items():
+                row = next(line for line in section.splitlines() if f"`{group}.{kind}`" in line)
+                for field in entries[0] if entries else ():
+                    assert f"`{field}`" in row, (group, kind, field)
