@@ -32,23 +32,24 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 _COLUMNS = ("NAME", "PRIORITY", "PACKAGES", "CHANNELS", "BUNDLES", "PROBLEMS", "UPDATED", "PATH")
 
 
+_LAZY = {
+    "check": ("deppy.cli.check_command", "catalog_check"),
+    "diff": ("deppy.cli.catalog_diff_command", "catalog_diff"),
+}
+
+
 class _CatalogGroup(CommandGroup):
     """``deppy catalog``: ``check`` and ``diff`` are written beside the other everyday
     workflows, in modules of their own, imported only when one of them runs (``check``'s
     progress display and loader would cost every ``catalog`` command's start-up)."""
 
-    LAZY = {
-        "check": ("deppy.cli.check_command", "catalog_check"),
-        "diff": ("deppy.cli.catalog_diff_command", "catalog_diff"),
-    }
-
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in self.LAZY:
+        if cmd_name not in self.commands and cmd_name in _LAZY:
             self._attach(cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        for name in self.LAZY:
+        for name in _LAZY:
             if name not in self.commands:
                 self._attach(name)
         return super().list_commands(ctx)
@@ -56,7 +57,7 @@ class _CatalogGroup(CommandGroup):
     def _attach(self, name: str) -> None:
         import importlib
 
-        module, attribute = self.LAZY[name]
+        module, attribute = _LAZY[name]
         self.add_command(getattr(importlib.import_module(module), attribute), name)
 
 
