@@ -434,3 +434,18 @@ def test_the_readme_names_every_key(catalogs: tuple[Path, Path]) -> None:
                 row = next(line for line in section.splitlines() if f"`{group}.{kind}`" in line)
                 for field in entries[0] if entries else ():
                     assert f"`{field}`" in row, (group, kind, field)
+
+
+def test_paths_read_again_from_the_parsed_catalog_cache_say_the_same(
+    catalogs: tuple[Path, Path],
+) -> None:
+    from deppy.catalog.fbc.cache import wait_for_writers
+    from deppy.catalog.release_facts import ModelFacts
+    from deppy.store.release_facts import StoredFacts
+
+    old, new = (str(p) for p in catalogs)
+    assert isinstance(load_side(old), ModelFacts)  # the first read keeps a cache entry
+    first = run("catalog", "diff", old, new, "-o", "json")
+    wait_for_writers()
+    assert isinstance(load_side(old), StoredFacts)  # read back from the entry
+    assert run("catalog", "diff", old, new, "-o", "json") == first
