@@ -15,16 +15,20 @@ content is the same has the same limits (only the others are decoded).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deppy.catalog.model import Catalog, Channel, Deprecation
 from deppy.catalog.release_facts import CatalogFacts, Limits, PackageFacts, facts_of_catalog
 from deppy.catalog.semver import Version
 from deppy.catalog.upgrade_edges import channel_edges, channel_head
 from deppy.errors import InputError
+
+if TYPE_CHECKING:
+    from deppy.catalog.fbc.cache import ParsedCache
+    from deppy.catalog.model import LoadProblem
 
 __all__ = [
     "BundleChange",
@@ -441,7 +445,7 @@ class _Found:
                 (MAX_OPENSHIFT, was.max_openshift_version, now.max_openshift_version),
                 (MIN_KUBE, was.min_kube_version, now.min_kube_version),
             ):
-                if _text(a) != _text(b):
+                if a != b:  # as versions: "4.12" and "4.12.0" are one limit
                     self.limits_changed.append(LimitChange(after.name, name, version, field, a, b))
 
     def _channels(
@@ -571,7 +575,7 @@ def _path_facts(path: Path, store: Path | None, report: Report | None) -> Catalo
     return facts_of_catalog(catalog)
 
 
-def _cached_facts(path: Path, cache: Any, report: Report | None) -> CatalogFacts | None:
+def _cached_facts(path: Path, cache: ParsedCache, report: Report | None) -> CatalogFacts | None:
     key = cache.catalog_key(path, path.name, 0)
     entry = cache.catalog_file(key) if key is not None else None
     if key is None or entry is None:
@@ -590,7 +594,7 @@ def _cached_facts(path: Path, cache: Any, report: Report | None) -> CatalogFacts
     return facts
 
 
-def _report_lines(name: str, problems: Any, where: str, report: Report) -> None:
+def _report_lines(name: str, problems: Sequence[LoadProblem], where: str, report: Report) -> None:
     from deppy.workflows.catalog_loading import problems_lines
 
     for line in problems_lines(name, problems, where):
