@@ -99,7 +99,11 @@ NEW = [
     bundle("etcd", "1.0.0", max_openshift="4.16"),
     bundle("etcd", "1.1.0", min_kube="1.25.0"),
     bundle("etcd", "1.2.0", max_openshift="4.18"),
-    deprecations("etcd", ("olm.bundle", "etcd.v1.1.0", "use 1.2.0")),
+    deprecations(
+        "etcd",
+        ("olm.bundle", "etcd.v1.1.0", "use 1.2.0"),
+        ("olm.channel", "stable", "follow fast"),
+    ),
     package("newpkg", "stable"),
     channel("newpkg", "stable", {"name": "newpkg.v2.0.0"}),
     bundle("newpkg", "2.0.0"),
@@ -153,6 +157,7 @@ EXPECTED: dict[str, Any] = {
     "default_channels": {"changed": [{"package": "etcd", "from": "stable", "to": "fast"}]},
     "deprecations": {
         "added": [
+            {"package": "etcd", "scope": "channel", "name": "stable", "message": "follow fast"},
             {"package": "etcd", "scope": "bundle", "name": "etcd.v1.1.0", "message": "use 1.2.0"},
             {"package": "newpkg", "scope": "package", "name": "newpkg", "message": "use etcd"},
         ],
@@ -327,6 +332,7 @@ def test_text_counts_first_then_each_package(catalogs: tuple[Path, Path]) -> Non
     assert lines[0] == "catalog diff old → new"
     assert lines[1] == "  packages        +1 -1 (2 → 2)"
     assert lines[3] == "  channels        +2 -2; heads moved 1; default channel changed 1"
+    assert lines[4] == "  deprecations    +3 -1"
     assert lines[6] == "  platform limits changed 2"
     assert lines[7] == "changed packages: 3"
     assert lines[8].startswith("  etcd: ")
