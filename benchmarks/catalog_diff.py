@@ -94,7 +94,7 @@ def main() -> int:
             f"CPU {statistics.median(cpu):.3f} s"
         )
         print(
-            f"deppy catalog diff, paths (cached): median {by_path:.3f} s "
+            f"deppy catalog diff, paths (cached): median {by_path:.3f} s, CPU {path_cpu:.3f} s "
             f"({len(out_paths)} bytes of JSON)"
         )
         print(f"load average after: {load_average()}")
