@@ -29,6 +29,7 @@ from tests.older_release import (
 
 @dataclass
 class Releases:
+    directory: Path
     home: Path
     new: Catalog
     old: Catalog
@@ -46,7 +47,7 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Releases:
     store = Store(home)
     store.add(new)
     store.add(old)
-    return Releases(home, new, old, derivation)
+    return Releases(older_dir, home, new, old, derivation)
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +153,15 @@ def test_every_change_is_counted_and_nothing_else(stored_diff: CatalogDiff) -> N
     assert counts["packages.added"] == 8 and counts["packages.removed"] == 1
     assert counts["channels.heads_moved"] == len(stored_diff.heads_moved) > 0
     assert set(stored_diff.packages()) >= {p.package for p in stored_diff.packages_added}
+
+
+def test_the_derivation_is_the_same_each_time(
+    releases: Releases, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    again = tmp_path_factory.mktemp("again") / "community-older"
+    assert derive_older(again) == releases.derivation
+    files = sorted(p.relative_to(again) for p in again.rglob("*.json"))
+    assert files == sorted(
+        p.relative_to(releases.directory) for p in releases.directory.rglob("*.json")
+    )
+    assert all((again / f).read_bytes() == (releases.directory / f).read_bytes() for f in files)
