@@ -7,9 +7,10 @@ resolver offers every reachable newer bundle, highest first, and reports the pat
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from deppy.catalog.model import Bundle, Channel
+from deppy.catalog.model import Bundle, Channel, ChannelEntry
 from deppy.catalog.semver import Version
 
 
@@ -119,6 +120,25 @@ def forward_targets(
     newer.sort(key=lambda b: b.name)
     newer.sort(key=lambda b: b.version, reverse=True)
     return newer
+
+
+def channel_head(channel: Channel, versions: Mapping[str, Version]) -> ChannelEntry | None:
+    """The channel's head as operator-registry serves it: the entry no other entry replaces or
+    skips (the highest version if several; every entry when a cycle leaves none)."""
+    replaced = {e.replaces for e in channel.entries if e.replaces}
+    replaced.update(s for e in channel.entries for s in e.skips)
+    heads = [e for e in channel.entries if e.name not in replaced] or list(channel.entries)
+    if not heads:
+        return None
+    return max(heads, key=lambda e: _head_order(e.name, versions))
+
+
+def _head_order(name: str, versions: Mapping[str, Version]) -> tuple[bool, Version, str]:
+    version = versions.get(name)
+    return (version is not None, version or _NO_VERSION, name)
+
+
+_NO_VERSION = Version(0, 0, 0)
 
 
 def head_distances(channel: Channel) -> dict[str, int]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import click
 
 from deppy.cli.data_output import dump, say
+from deppy.cli.group import CommandGroup
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import output_option, to_stderr
 from deppy.errors import InputError
@@ -31,7 +32,36 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 _COLUMNS = ("NAME", "PRIORITY", "PACKAGES", "CHANNELS", "BUNDLES", "PROBLEMS", "UPDATED", "PATH")
 
 
-@cli.group("catalog")
+_LAZY = {
+    "check": ("deppy.cli.check_command", "catalog_check"),
+    "diff": ("deppy.cli.catalog_diff_command", "catalog_diff"),
+}
+
+
+class _CatalogGroup(CommandGroup):
+    """``deppy catalog``: ``check`` and ``diff`` are written beside the other everyday
+    workflows, in modules of their own, imported only when one of them runs (``check``'s
+    progress display and loader would cost every ``catalog`` command's start-up)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in _LAZY:
+            self._attach(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        for name in _LAZY:
+            if name not in self.commands:
+                self._attach(name)
+        return super().list_commands(ctx)
+
+    def _attach(self, name: str) -> None:
+        import importlib
+
+        module, attribute = _LAZY[name]
+        self.add_command(getattr(importlib.import_module(module), attribute), name)
+
+
+@cli.group("catalog", cls=_CatalogGroup)
 def catalog_group() -> None:
     """Manage the stored catalogs (used when a command gets no --catalog).
 
@@ -296,13 +326,3 @@ def serve_cmd(source: str, grpc_address: str | None, http_address: str | None) -
 def _announce(line: str) -> None:
     say(line)
     sys.stdout.flush()
-
-
-def _attach_check() -> None:
-    """``catalog check`` is written beside the other everyday workflows (check_command)."""
-    from deppy.cli.check_command import catalog_check
-
-    catalog_group.add_command(catalog_check, "check")
-
-
-_attach_check()

@@ -22,6 +22,7 @@ import orjson
 from deppy.catalog.file_values import plain
 from deppy.catalog.model import Bundle, Catalog, Channel, ChannelEntry
 from deppy.catalog.properties import BUNDLE_OBJECT, GVK_REQUIRED, PACKAGE_REQUIRED
+from deppy.catalog.upgrade_edges import channel_head
 from deppy.cluster import registry_pb2 as pb
 from deppy.cluster import registry_pb2_grpc as rpc
 from deppy.errors import InputError
@@ -34,18 +35,6 @@ class _Placed:
     bundle: Bundle
     channel: Channel
     entry: ChannelEntry
-
-
-def channel_head(channel: Channel, versions: dict[str, Any]) -> ChannelEntry | None:
-    """The entry no other entry replaces or skips (the highest version if several)."""
-    replaced = {e.replaces for e in channel.entries if e.replaces}
-    replaced.update(s for e in channel.entries for s in e.skips)
-    heads = [e for e in channel.entries if e.name not in replaced] or list(channel.entries)
-    if not heads:
-        return None
-    return max(
-        heads, key=lambda e: (versions.get(e.name) is not None, versions.get(e.name), e.name)
-    )
 
 
 def _not_found(context: Any, message: str) -> NoReturn:

@@ -31,6 +31,7 @@ from deppy.store.source import Snapshot, StoreSource
 from deppy.store.summary import StoredCatalog
 
 if TYPE_CHECKING:
+    from deppy.store.release_facts import StoredFacts
     from deppy.store.writer import Progress
 
 
@@ -95,15 +96,26 @@ class Store:
         """The whole stored catalog, as :func:`deppy.catalog.fbc.load_catalog` returned it."""
         conn = self._reader()
         if conn is None:
-            raise InputError(
-                f"catalog {name!r}",
-                "no stored catalog has this name",
-                "the store is empty; add it with 'deppy catalog add NAME PATH'",
-            )
+            raise _empty(name)
         try:
             with translated_errors(self.path), _collector_paused():
                 conn.execute("BEGIN")
                 return materialise(conn, name)
+        finally:
+            conn.close()
+
+    def release_facts(self, name: str) -> StoredFacts:
+        """What ``deppy catalog diff`` compares of the stored catalog ``name``, read in one
+        transaction; bundles are decoded later, only those the diff asks about."""
+        from deppy.store.release_facts import read_facts
+
+        conn = self._reader()
+        if conn is None:
+            raise _empty(name)
+        try:
+            with _collector_paused():
+                conn.execute("BEGIN")
+                return read_facts(conn, name, self.path)
         finally:
             conn.close()
 
@@ -173,6 +185,14 @@ class Store:
             raise InputError(
                 f"catalog {name!r}", "no stored catalog has this name", "the store is empty"
             )
+
+
+def _empty(name: str) -> InputError:
+    return InputError(
+        f"catalog {name!r}",
+        "no stored catalog has this name",
+        "the store is empty; add it with 'deppy catalog add NAME PATH'",
+    )
 
 
 @contextmanager
