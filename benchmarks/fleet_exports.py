@@ -20,6 +20,10 @@ import orjson
 
 from deppy.catalog.catalog_set import BundleSource
 
+# the community package whose bundles state olm.maxOpenShiftVersion (4.18 … 4.22 by version):
+# a share of the clusters run it, so a platform target has blockers and fixes to find
+BLOCKING = "gitlab-operator-kubernetes"
+BLOCKING_SHARE = 0.3
 OPENSHIFT = (("4.14.12", "v1.27.10"), ("4.16.20", "v1.29.9"), ("4.17.8", "v1.30.6"),
              ("4.18.3", "v1.31.4"))  # fmt: skip
 
@@ -83,12 +87,18 @@ def cluster_export(
     packages = sorted(by_package)
     count = min(rng.randint(low, high), len(packages))
     subscriptions, csvs = [], []
-    for package in sorted(rng.sample(packages, count)):
+    chosen = sorted(rng.sample(packages, count))
+    for package in chosen:
         options = by_package[package]
         _, channel, entries = options[0] if rng.random() < 0.85 else rng.choice(options)
         depth = min(int(rng.expovariate(0.5)), len(entries) - 1)  # mostly near the head
         bundle, version = entries[depth]
         subscriptions.append(_subscription(package, channel, catalog, bundle))
+        csvs.append(_csv(bundle, version))
+    if rng.random() < BLOCKING_SHARE and BLOCKING in by_package and BLOCKING not in chosen:
+        _, channel, entries = by_package[BLOCKING][0]
+        bundle, version = rng.choice(entries)  # any version: older ones stop at older OpenShifts
+        subscriptions.append(_subscription(BLOCKING, channel, catalog, bundle))
         csvs.append(_csv(bundle, version))
     ocp, kube = rng.choice(OPENSHIFT)
     return {

@@ -109,7 +109,7 @@ class _client:
                     processes=True,
                     host="127.0.0.1",
                     dashboard_address=None,
-                    silence_logs=logging.CRITICAL,  # a worker outliving its scheduler at shutdown is no news
+                    silence_logs=logging.CRITICAL,  # workers outliving the scheduler: no news
                 )
                 self.client = Client(self.cluster)
         except (OSError, TimeoutError) as error:

@@ -96,8 +96,8 @@ class _Side:
         if found is None:
             if len(self.reports) > CACHE_LIMIT:
                 self.reports.clear()
-            reports, warnings = upgrade_reports(self.source, [item], facts)
-            found = self.reports[key] = (reports[0], tuple(warnings))
+            reports, said = upgrade_reports(self.source, [item], facts)
+            found = self.reports[key] = (reports[0], tuple(said))
         report, warnings = found
         return (replace(report, installed=item) if report is not None else None), warnings
 
@@ -163,7 +163,7 @@ class Planner:
         blockers = []
         if self.target is not None:
             later = self._reports(self.new, items, target, warnings)
-            blockers = self._blockers(self.new, later, target)
+            blockers = self._blockers(self.new, later, self.target)
         record: dict[str, Any] = {
             "index": ref.index,
             "cluster": ref.name,
@@ -234,11 +234,15 @@ class Planner:
         return found
 
     def _blockers(
-        self, side: _Side, later: Sequence[UpgradeReport], target: ClusterFacts
+        self, side: _Side, later: Sequence[UpgradeReport], asked: ClusterFacts
     ) -> list[dict[str, Any]]:
+        """The installed bundles the target refuses, judged on the target's own dimension
+        alone (``asked``: an install the cluster's current Kubernetes already refuses does not
+        block an OpenShift upgrade); ``later`` are the reports at the target, whose newest is
+        the version that unblocks."""
         blockers = []
         for report in later:
-            reasons = side.refused(report.bundle, target)
+            reasons = side.refused(report.bundle, asked)
             if not reasons:
                 continue
             fix = None
@@ -280,7 +284,7 @@ class Planner:
         blocked_before: set[str] = set()
         if self.target is not None:
             later = self._reports(old, items, target, ignored)
-            blocked_before = {b["package"] for b in self._blockers(old, later, target)}
+            blocked_before = {b["package"] for b in self._blockers(old, later, self.target)}
         new_updates, stranded = [], []
         for operator in operators:
             package = operator["package"]
