@@ -29,6 +29,7 @@ from deppy.resolution.request_parsing import parse_catalog, parse_version
 from deppy.workflows.fleet.inputs import ClusterRef, read_ref
 from deppy.workflows.upgrades import (
     ChannelUpdates,
+    GraphMemo,
     UpgradeReport,
     cluster_refusals,
     upgrade_reports,
@@ -65,7 +66,6 @@ class FleetSettings:
         )
 
 
-_NO_FACTS = ClusterFacts()
 _Reports = tuple[UpgradeReport | None, tuple[str, ...]]
 
 
@@ -77,6 +77,8 @@ class _Side:
         self.reports: dict[tuple[object, ...], _Reports] = {}
         self.refusals: dict[tuple[str, str, ClusterFacts], tuple[str, ...]] = {}
         self.contexts: dict[ClusterFacts, ResolutionContext] = {}
+        self.graphs = GraphMemo()
+        self.refused_sets: dict[tuple[str, ClusterFacts], frozenset[str]] = {}
         self.limited = {  # packages with a bundle that some cluster versions refuse
             b.package
             for b in source.all_bundles()
@@ -89,17 +91,31 @@ class _Side:
         package this release does not have."""
         if not self.source.has_package(item.package):
             return None, ()
-        if item.package not in self.limited:
-            facts = _NO_FACTS  # no bundle of it has a platform limit: the versions change nothing
-        key = (item.package, item.version, item.channel, item.catalog, item.bundle, facts)
+        key = (item.package, item.version, item.channel, item.catalog, item.bundle,
+               self._refused_in(item.package, facts))  # fmt: skip
         found = self.reports.get(key)
         if found is None:
             if len(self.reports) > CACHE_LIMIT:
                 self.reports.clear()
-            reports, said = upgrade_reports(self.source, [item], facts)
+            reports, said = upgrade_reports(self.source, [item], facts, graphs=self.graphs)
             found = self.reports[key] = (reports[0], tuple(said))
         report, warnings = found
         return (replace(report, installed=item) if report is not None else None), warnings
+
+    def _refused_in(self, package: str, facts: ClusterFacts) -> frozenset[str]:
+        """The package's bundles these cluster versions refuse. Clusters at versions that
+        refuse the same bundles get the same updates and paths (only the wording of the
+        refusals, which the plan does not show, names the versions), so they share a report.
+        """
+        if package not in self.limited:
+            return frozenset()  # no bundle of it has a platform limit
+        key = (package, facts)
+        found = self.refused_sets.get(key)
+        if found is None:
+            found = self.refused_sets[key] = frozenset(
+                b.name for b in self.source.bundles_of(package) if self.refused(b, facts)
+            )
+        return found
 
     def refused(self, bundle: Bundle, facts: ClusterFacts) -> tuple[str, ...]:
         key = (bundle.catalog, bundle.name, facts)
