@@ -16,7 +16,7 @@ report depends only on the installed entry, the catalogs and the cluster version
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
@@ -99,8 +99,7 @@ class _Side:
                 self.reports.clear()
             reports, said = upgrade_reports(self.source, [item], facts, graphs=self.graphs)
             found = self.reports[key] = (reports[0], tuple(said))
-        report, warnings = found
-        return (replace(report, installed=item) if report is not None else None), warnings
+        return found  # the report's ``installed`` may be another cluster's identical entry
 
     def _refused_in(self, package: str, facts: ClusterFacts) -> frozenset[str]:
         """The package's bundles these cluster versions refuse. Clusters at versions that
