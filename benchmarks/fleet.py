@@ -18,6 +18,7 @@ The last line: ``fleet: N clusters, W workers, T s, R clusters/s, speedup S, pea
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
@@ -59,10 +60,8 @@ def _tree_rss(process: psutil.Process) -> int:
     except psutil.Error:
         return 0
     for one in family:
-        try:
+        with contextlib.suppress(psutil.Error):  # gone between the listing and the reading
             total += one.memory_info().rss
-        except psutil.Error:
-            pass
     return total
 
 
