@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -65,12 +66,14 @@ def _tree_rss(process: psutil.Process) -> int:
     return total
 
 
-def run(directory: Path, workers: int, batch: int) -> tuple[float, int, int]:
-    """Seconds, peak RSS (bytes, all processes) and records written."""
+def run(directory: Path, workers: int, batch: int) -> tuple[float, int, int, float]:
+    """Seconds, peak RSS (bytes, all processes), records written and the CPU seconds of the
+    command and every process under it (what a shared machine's load cannot inflate much)."""
     command = [str(DEPPY), "fleet", "plan", str(directory), "--catalog", str(COMMUNITY),
                "--ocp-version", "4.20", "-o", "jsonl", "--workers", str(workers),
                "--batch-size", str(batch), "-q"]  # fmt: skip
     peak = 0
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE)
@@ -92,7 +95,9 @@ def run(directory: Path, workers: int, batch: int) -> tuple[float, int, int]:
             sys.exit(f"deppy fleet plan failed ({process.returncode}): {err.decode()[-2000:]}")
         out.seek(0)
         records = sum(1 for _ in out)
-    return elapsed, peak, records
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed, peak, records, cpu
 
 
 def main() -> None:
@@ -108,12 +113,13 @@ def main() -> None:
     results: dict[int, tuple[float, int]] = {}
     for workers in counts:
         load = os.getloadavg()[0]
-        elapsed, peak, records = run(directory, workers, args.batch_size)
+        elapsed, peak, records, cpu = run(directory, workers, args.batch_size)
         assert records == args.clusters, f"{records} records for {args.clusters} clusters"
         results[workers] = (elapsed, peak)
         print(
             f"{workers} worker(s): {elapsed:.1f} s, {args.clusters / elapsed:.0f} clusters/s, "
-            f"peak RSS {peak / 2**20:.0f} MB (load average before: {load:.2f})"
+            f"peak RSS {peak / 2**20:.0f} MB, {cpu:.0f} CPU s in all processes "
+            f"(load average before: {load:.2f})"
         )
     last = counts[-1]
     elapsed, peak = results[last]
