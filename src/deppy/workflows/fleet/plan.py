@@ -79,11 +79,7 @@ class _Side:
         self.contexts: dict[ClusterFacts, ResolutionContext] = {}
         self.graphs = GraphMemo()
         self.refused_sets: dict[tuple[str, ClusterFacts], frozenset[str]] = {}
-        self.limited = {  # packages with a bundle that some cluster versions refuse
-            b.package
-            for b in source.all_bundles()
-            if b.max_openshift_version is not None or b.min_kube_version is not None
-        }
+        self.limited: dict[str, bool] = {}  # package -> has a bundle some versions refuse
 
     def report(self, item: InstalledBundle, facts: ClusterFacts) -> _Reports:
         """``upgrade_reports`` for one installed entry (the same answer, warnings included, as
@@ -106,7 +102,13 @@ class _Side:
         refuse the same bundles get the same updates and paths (only the wording of the
         refusals, which the plan does not show, names the versions), so they share a report.
         """
-        if package not in self.limited:
+        limited = self.limited.get(package)
+        if limited is None:  # asked per package: a lazily loaded catalog stays mostly unread
+            limited = self.limited[package] = any(
+                b.max_openshift_version is not None or b.min_kube_version is not None
+                for b in self.source.bundles_of(package)
+            )
+        if not limited:
             return frozenset()  # no bundle of it has a platform limit
         key = (package, facts)
         found = self.refused_sets.get(key)
