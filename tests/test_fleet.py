@@ -153,6 +153,21 @@ def test_an_unreachable_context_is_an_error_record(tmp_path: Path) -> None:
     assert "127.0.0.1:9" in record["error"]
 
 
+def test_a_kubernetes_target_is_blocked_by_min_kube_version_alone(fleet: Path) -> None:
+    settings = FleetSettings(catalogs=(COMMUNITY,), target_kube="1.25.0")
+    records = [orjson.loads(r) for r in plan_fleet(cluster_refs([str(fleet)]), settings, workers=0)]
+    reasons = [why for r in records for b in r.get("blockers", []) for why in b["reasons"]]
+    assert reasons and all("minKubeVersion" in why for why in reasons)
+    assert all(r["target"]["kubernetesVersion"] == "1.25.0" for r in records if "error" not in r)
+
+
+def test_the_html_report_is_the_same_bytes_each_run(fleet: Path) -> None:
+    args = ("fleet", "plan", str(fleet), "--catalog", COMMUNITY, "--workers", "0", "-o", "html")
+    first, second = run(*args), run(*args)
+    assert first[0] == 0 and first[1] == second[1]
+    assert first[1].count("<svg") == 3
+
+
 def test_the_rollup_groups_identical_plans_into_waves(records: list[dict[str, Any]]) -> None:
     rollup = Rollup()
     for record in records:

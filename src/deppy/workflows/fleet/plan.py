@@ -191,7 +191,16 @@ class Planner:
             "operators": operators,
             "blockers": blockers,
             "stranded": [o["package"] for o in operators if o["stranded"]],
-            "moreRbac": [o["rbac"] for o in operators if o["rbac"].get("added")],
+            "moreRbac": [
+                {
+                    "package": o["package"],
+                    "from": o["bundle"],
+                    "to": o["newest"],
+                    "added": o["rbac"]["added"],
+                }
+                for o in operators
+                if o["rbac"].get("added")
+            ],
             "needsChange": any(o["newest"] or o["stranded"] for o in operators) or bool(blockers),
             "warnings": list(dict.fromkeys(warnings)),
         }
@@ -236,10 +245,10 @@ class Planner:
             "stranded": not report.in_catalog
             and not (here is not None and here.updates)
             and not cross,
-            "rbac": self._rbac(report.bundle, newest, report.installed.package),
+            "rbac": self._rbac(report.bundle, newest),
         }
 
-    def _rbac(self, old: Bundle, new: Bundle | None, package: str) -> dict[str, Any]:
+    def _rbac(self, old: Bundle, new: Bundle | None) -> dict[str, Any]:
         """What the update asks for beyond what the installed bundle has: ``added`` rules,
         or ``unknown`` with why (a catalog without the CSVs cannot say)."""
         if new is None:
@@ -247,7 +256,7 @@ class Planner:
         key = (old.catalog, old.name, new.catalog, new.name)
         found = self.rbac.get(key)
         if found is None:
-            found = self.rbac[key] = _rbac_change(old, new, package)
+            found = self.rbac[key] = _rbac_change(old, new)
         return found
 
     def _blockers(
@@ -344,15 +353,14 @@ def _channel_brief(channel: ChannelUpdates) -> dict[str, Any]:
     }
 
 
-def _rbac_change(old: Bundle, new: Bundle, package: str) -> dict[str, Any]:
-    base = {"package": package, "from": old.name, "to": new.name}
+def _rbac_change(old: Bundle, new: Bundle) -> dict[str, Any]:
     try:
         old_rules, new_rules = bundle_rules(old), bundle_rules(new)
     except UnreadablePermissions as error:
-        return {**base, "unknown": str(error)}
+        return {"unknown": str(error)}
     if old_rules is None or new_rules is None:
-        return {**base, "unknown": "the catalog does not carry the bundles' CSVs"}
-    return {**base, "added": [rule.text() for rule in added_rules(new_rules, old_rules)]}
+        return {"unknown": "no CSV in the catalog"}
+    return {"added": [rule.text() for rule in added_rules(new_rules, old_rules)]}
 
 
 def _text(value: object | None) -> str | None:
