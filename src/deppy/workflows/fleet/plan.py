@@ -79,13 +79,14 @@ class _Side:
         self.contexts: dict[ClusterFacts, ResolutionContext] = {}
         self.graphs = GraphMemo()
         self.refused_sets: dict[tuple[str, ClusterFacts], frozenset[str]] = {}
+        self.known: dict[str, bool] = {}  # package -> in these catalogs
         self.limited: dict[str, bool] = {}  # package -> has a bundle some versions refuse
 
     def report(self, item: InstalledBundle, facts: ClusterFacts) -> _Reports:
         """``upgrade_reports`` for one installed entry (the same answer, warnings included, as
         for the whole cluster: each entry's report depends on that entry alone); None for a
         package this release does not have."""
-        if not self.source.has_package(item.package):
+        if not self.has(item.package):
             return None, ()
         key = (item.package, item.version, item.channel, item.catalog, item.bundle,
                self._refused_in(item.package, facts))  # fmt: skip
@@ -96,6 +97,12 @@ class _Side:
             reports, said = upgrade_reports(self.source, [item], facts, graphs=self.graphs)
             found = self.reports[key] = (reports[0], tuple(said))
         return found  # the report's ``installed`` may be another cluster's identical entry
+
+    def has(self, package: str) -> bool:
+        found = self.known.get(package)
+        if found is None:
+            found = self.known[package] = self.source.has_package(package)
+        return found
 
     def _refused_in(self, package: str, facts: ClusterFacts) -> frozenset[str]:
         """The package's bundles these cluster versions refuse. Clusters at versions that
@@ -171,7 +178,7 @@ class Planner:
         facts = request.cluster
         items = request.installed
         for item in items:  # an unknown package fails the cluster, as `deppy upgrades` does
-            if not self.new.source.has_package(item.package):
+            if not self.new.has(item.package):
                 upgrade_reports(self.new.source, [item], facts)
         warnings = list(found.warnings)
         now = self._reports(self.new, items, facts, warnings)
