@@ -71,6 +71,8 @@ def dask_cluster() -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
                 "--port",
                 str(port),
                 "--no-dashboard",
+                "--dashboard-address",
+                "127.0.0.1:0",
             ],
             **quiet,
         )
@@ -89,6 +91,8 @@ def dask_cluster() -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
                         "1",
                         "--no-nanny",
                         "--no-dashboard",
+                        "--dashboard-address",
+                        "127.0.0.1:0",
                         "--host",
                         "127.0.0.1",
                     ],

@@ -108,7 +108,9 @@ class _client:
                     threads_per_worker=1,
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    # its HTTP endpoint (no dashboard: bokeh is not installed) on loopback,
+                    # any free port: the default 8787 may be taken, and warns when it is
+                    dashboard_address="127.0.0.1:0",
                     silence_logs=logging.CRITICAL,  # workers outliving the scheduler: no news
                 )
                 self.client = Client(self.cluster)
