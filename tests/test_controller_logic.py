@@ -15,8 +15,8 @@ import pytest
 from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.fbc import load_catalog, load_catalog_documents
 from deppy.catalog.model import Catalog
+from deppy.catalog.permissions import Rule, added_rules, bundle_rules
 from deppy.catalog.semver import Version
-from deppy.controller.approval.permissions import Rule, added_rules, bundle_rules
 from deppy.controller.approval.policies import ALLOW_ALL, DENY_ALL, decide
 from deppy.controller.approval.resolveset import Resolveset, SetEntry, build
 from deppy.controller.catalogs.cache import CatalogCache

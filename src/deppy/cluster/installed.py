@@ -28,7 +28,7 @@ from deppy.catalog.properties import parse_version_tolerant
 from deppy.catalog.semver import Version, VersionError
 from deppy.cluster.objects import describe, dig, is_copied_csv, name_of, namespace_of, text
 from deppy.cluster.projection import Projection, bundle_of_projection, project_csv
-from deppy.cluster.state import ClusterState, catalog_name_map, cluster_version, objects_named
+from deppy.cluster.state import ClusterState, catalog_name_map, cluster_version
 from deppy.resolution.request import ClusterFacts, InstalledBundle
 
 __all__ = [
@@ -114,8 +114,11 @@ def installed_from_state(state: ClusterState, *, namespace: str | None = None) -
     names = catalog_name_map(state)
     subscribed: list[InstalledBundle] = []
     owned: set[tuple[str, str]] = set()
+    by_name: dict[tuple[str, str], Obj] = {}  # the first CSV of each (namespace, name)
+    for csv in csvs:
+        by_name.setdefault((namespace_of(csv), name_of(csv)), csv)
     for subscription in subscriptions:
-        entry, csv_name, problem = _subscribed(subscription, csvs, names, state)
+        entry, csv_name, problem = _subscribed(subscription, by_name, names, state)
         if csv_name is not None:
             owned.add((namespace_of(subscription), csv_name))
         if problem:
@@ -168,7 +171,7 @@ def installed_from_state(state: ClusterState, *, namespace: str | None = None) -
 
 def _subscribed(
     subscription: Obj,
-    csvs: Sequence[Obj],
+    csvs: Mapping[tuple[str, str], Obj],
     names: Mapping[tuple[str, str], str],
     state: ClusterState,
 ) -> tuple[InstalledBundle | None, str | None, str | None]:
@@ -186,7 +189,7 @@ def _subscribed(
             f"{package} is not counted as installed",
         )
     namespace = namespace_of(subscription)
-    csv = objects_named(csvs, namespace, csv_name)
+    csv = csvs.get((namespace, csv_name))
     if csv is None:
         return (
             None,

@@ -18,7 +18,11 @@ _STYLE = (
     "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}"
     ".warnings li{color:#8a5300}.facts{display:grid;grid-template-columns:max-content auto;"
     "gap:.2em 1em}.facts dt{font-weight:bold}.facts dd{margin:0;font-family:monospace}"
+    ".chart{display:block;margin:1em 0}.chart .ct{font:bold 13px sans-serif}"
+    ".chart .cl{font:11px sans-serif;fill:#1a202c}.chart .cs{font:10px sans-serif;fill:#fff}"
 )
+
+Table = tuple[str, Sequence[str], Sequence[Sequence[str]]]  # title, header, rows
 
 
 def html_page(
@@ -30,18 +34,26 @@ def html_page(
     explanation: Explanation | None = None,
     warnings: Sequence[str] = (),
     facts: Sequence[tuple[str, str]] = (),
+    figures: Sequence[str] = (),
+    tables: Sequence[Table] = (),
 ) -> str:
     """``facts`` are (label, value) pairs stated first: what was asked, from which sources,
-    when and by what, so a reader can reproduce the page."""
+    when and by what, so a reader can reproduce the page. ``figures`` are inline SVG charts
+    (``deppy.explain.bar_chart``; markup, not text) shown next, and ``tables`` more tables
+    after the first."""
     body: list[str] = []
     if facts:
         body.append('<dl class="facts">')
         body += [f"  <dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts]
         body.append("</dl>")
-    if rows is not None:
-        body.append(f"<h2>{escape(table_title)}</h2>")
-        body.append("<table>\n<tr>" + "".join(f"<th>{escape(h)}</th>" for h in header) + "</tr>")
-        for row in rows:
+    body += figures
+    for one_title, one_header, one_rows in ((table_title, header, rows), *tables):
+        if one_rows is None:
+            continue
+        body.append(f"<h2>{escape(one_title)}</h2>")
+        cells = "".join(f"<th>{escape(h)}</th>" for h in one_header)
+        body.append(f"<table>\n<tr>{cells}</tr>")
+        for row in one_rows:
             body.append("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>")
         body.append("</table>")
     if explanation is not None:

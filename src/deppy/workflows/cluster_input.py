@@ -32,7 +32,7 @@ from deppy.resolution.request import InstalledBundle, ResolutionRequest
 from deppy.resolution.request_parsing import CatalogSpec
 from deppy.workflows.catalog_loading import Report, load_catalogs, report_problems
 
-__all__ = ["ClusterInput", "cluster_input", "read_cluster"]
+__all__ = ["ClusterInput", "cluster_input", "cluster_input_with", "read_cluster"]
 
 
 def read_cluster(
@@ -112,8 +112,22 @@ def cluster_input(
     report: Report | None = None,
 ) -> ClusterInput:
     """Catalogs and installed bundles of ``state`` (see the module docstring)."""
-    installed = installed_from_state(state, namespace=namespace)
     catalogs, warnings = _catalogs(state, specs, report)
+    return _combined(state, catalogs, warnings, namespace)
+
+
+def cluster_input_with(
+    state: ClusterState, catalogs: BundleSource, *, namespace: str | None = None
+) -> ClusterInput:
+    """``cluster_input`` with catalogs loaded already (what ``--catalog`` would load): a fleet
+    plan loads them once per worker and reads thousands of clusters against them."""
+    return _combined(state, catalogs, [], namespace)
+
+
+def _combined(
+    state: ClusterState, catalogs: BundleSource, warnings: list[str], namespace: str | None
+) -> ClusterInput:
+    installed = installed_from_state(state, namespace=namespace)
     installed = installed.with_catalogs(catalogs.names())
     if installed.catalog is not None:
         catalogs = Overlay(CatalogSet([installed.catalog]), catalogs)

@@ -10,12 +10,12 @@ given, updates the cluster cannot run are kept but marked, with the resolver's o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
-from deppy.catalog.upgrade_edges import forward_targets, upgrade_graph
+from deppy.catalog.upgrade_edges import UpgradeGraph, forward_targets, upgrade_graph
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.installed import CLUSTER_CATALOG, locate_installed
 from deppy.resolution.nodes import RuntimeConstraints
@@ -23,7 +23,13 @@ from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRe
 from deppy.resolution.variables import ClusterIncompatible
 from deppy.workflows.catalog_loading import unknown_package
 
-__all__ = ["ChannelUpdates", "UpgradeReport", "cluster_refusals", "upgrade_reports"]
+__all__ = [
+    "ChannelUpdates",
+    "GraphMemo",
+    "UpgradeReport",
+    "cluster_refusals",
+    "upgrade_reports",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,23 +103,44 @@ class UpgradeReport:
         }
 
 
+@dataclass(slots=True)
+class GraphMemo:
+    """Channel graphs kept from one question to the next against the same catalogs: a
+    package's bundles per catalog, and each channel's graph — the same for every installed
+    bundle the catalog lists (one it does not list joins the graph, so it keys its own)."""
+
+    members: dict[tuple[str, str], dict[str, Bundle]] = field(default_factory=dict)
+    graphs: dict[tuple[str, str, str, str | None], UpgradeGraph] = field(default_factory=dict)
+
+
 def upgrade_reports(
-    source: BundleSource, installed: Sequence[InstalledBundle], cluster: ClusterFacts
+    source: BundleSource,
+    installed: Sequence[InstalledBundle],
+    cluster: ClusterFacts,
+    *,
+    graphs: GraphMemo | None = None,
 ) -> tuple[list[UpgradeReport], list[str]]:
     """One report per installed bundle, in the order given, and the warnings met; a package
-    no catalog has is an error (naming the closest packages), not "up to date"."""
+    no catalog has is an error (naming the closest packages), not "up to date".
+
+    ``graphs``: a caller asking about many clusters against the same ``source`` (a fleet plan)
+    passes the same dict each time, so each channel's graph is built once, not once per
+    installed bundle."""
     context = ResolutionContext.create(
         source, ResolutionRequest(installed=tuple(installed), cluster=cluster)
     )
+    context_graphs = GraphMemo() if graphs is None else graphs
     for item in installed:
         if not context.catalogs.has_package(item.package):
             # "up to date" would be a guess about a package deppy knows nothing of
             where = f"--installed {item.text!r}" if item.text else f"package {item.package!r}"
             raise unknown_package(context.catalogs, item.package, where)
-    return [_report(item, context) for item in installed], context.warnings
+    return [_report(item, context, context_graphs) for item in installed], context.warnings
 
 
-def _report(installed: InstalledBundle, context: ResolutionContext) -> UpgradeReport:
+def _report(
+    installed: InstalledBundle, context: ResolutionContext, graphs: GraphMemo
+) -> UpgradeReport:
     location = locate_installed(installed, context)
     start = location.bundle
     here = None
@@ -121,14 +148,14 @@ def _report(installed: InstalledBundle, context: ResolutionContext) -> UpgradeRe
         catalog = start.catalog
         if catalog == CLUSTER_CATALOG:  # in no catalog, and no catalog named
             catalog = _catalog_of(location.channel, context)
-        here = _updates(start, location.channel, catalog, context, set())
+        here = _updates(start, location.channel, catalog, context, set(), graphs)
     offered = {u.bundle for u in here.updates} if here is not None else set()
     others: list[ChannelUpdates] = []
     for catalog in context.catalogs.catalogs_with(installed.package):
         for channel in context.catalogs.channels(catalog, installed.package):
             if here is not None and (catalog, channel.name) == (here.catalog, here.channel):
                 continue
-            found = _updates(start, channel, catalog, context, offered)
+            found = _updates(start, channel, catalog, context, offered, graphs)
             if found.updates:
                 others.append(found)
     return UpgradeReport(installed, start, not location.synthetic, here, tuple(others))
@@ -151,13 +178,21 @@ def _updates(
     catalog: str,
     context: ResolutionContext,
     exclude: set[Bundle],
+    graphs: GraphMemo,
 ) -> ChannelUpdates:
-    members = {
-        b.name: b for b in context.catalogs.bundles_of(channel.package) if b.catalog == catalog
-    }
-    versions = {name: b.version for name, b in members.items()}
-    versions[start.name] = start.version
-    graph = upgrade_graph(channel, versions)
+    memo_key = (catalog, channel.package)
+    members = graphs.members.get(memo_key)
+    if members is None:
+        members = graphs.members[memo_key] = {
+            b.name: b for b in context.catalogs.bundles_of(channel.package) if b.catalog == catalog
+        }
+    listed = members.get(start.name) is start
+    key = (*memo_key, channel.name, None if listed else f"{start.name}@{start.version}")
+    graph = graphs.graphs.get(key)
+    if graph is None:
+        versions = {name: b.version for name, b in members.items()}
+        versions[start.name] = start.version
+        graph = graphs.graphs[key] = upgrade_graph(channel, versions)
     targets = forward_targets(graph, start.name, start.version, members)
     updates = tuple(Update(b, cluster_refusals(b, context)) for b in targets if b not in exclude)
     newest = next((u.bundle for u in updates if not u.blocked), None)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from deppy.catalog.model import Bundle
-from deppy.controller.approval.permissions import UnreadablePermissions, added_rules, bundle_rules
+from deppy.catalog.permissions import UnreadablePermissions, added_rules, bundle_rules
 from deppy.controller.approval.resolveset import SetEntry
 
 ALLOW_ALL, DENY_ALL, ANDROID = "AllowAll", "DenyAll", "Android"

@@ -1,4 +1,5 @@
-"""The RBAC rules a bundle asks for, read from its CSV, and which of them are new.
+"""The RBAC rules a bundle asks for, read from its CSV, and which of them are new (the
+controller's approval and fleet plans ask the same question, so it lives with the catalog).
 
 A CSV's ``spec.install.spec.permissions`` (namespaced, per service account) and
 ``clusterPermissions`` hold PolicyRules. A catalog carries the CSV only when its bundles embed

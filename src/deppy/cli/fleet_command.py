@@ -1,0 +1,200 @@
+"""``deppy fleet plan CLUSTERS…``: what a catalog release or a platform upgrade means for many
+clusters (``deppy.workflows.fleet``; this module only reads the options and writes the output)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+import orjson
+
+from deppy.cli.data_output import emit, say
+from deppy.cli.main import cli
+from deppy.cli.workflow_options import quiet_option, warn
+from deppy.errors import DeppyError, InputError
+
+
+@cli.group("fleet")
+def fleet_group() -> None:
+    """Plan many clusters at once (cluster exports or kubeconfig contexts)."""
+
+
+def _absolute(spec: str) -> str:
+    """A ``--catalog`` spec whose path exists, made absolute: workers may run elsewhere."""
+    path, sep, rest = spec.partition("=")
+    if "://" in path or not Path(path).exists():
+        return spec  # a URL or a stored catalog's name
+    return str(Path(path).resolve()) + sep + rest
+
+
+def _default_workers() -> int:
+    return max(min(os.cpu_count() or 1, 8), 1)
+
+
+@fleet_group.command("plan")
+@click.argument("clusters", nargs=-1, required=True, metavar="CLUSTERS...")
+@click.option(
+    "--catalog",
+    "catalogs",
+    multiple=True,
+    metavar="PATH|NAME",
+    help="The catalog release to plan against (repeatable); default: every stored catalog.",
+)
+@click.option(
+    "--since",
+    multiple=True,
+    metavar="PATH|NAME",
+    help="An older release of the catalogs: say what changes for each cluster when --catalog "
+    "replaces it (repeatable, like --catalog).",
+)
+@click.option("--ocp-version", help="The target OpenShift version: which operators block it.")
+@click.option("--kube-version", help="The target Kubernetes version: which operators block it.")
+@click.option("--kubeconfig", metavar="FILE", help="The kubeconfig of the context:NAME clusters.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json", "jsonl", "html"]),
+    default="text",
+    show_default=True,
+    help="text: a summary for a screen; json: every cluster's plan and the summary; jsonl: one "
+    "record per cluster, written as each is planned, in input order; html: a standalone report.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Worker processes of the embedded dask scheduler (default: the CPUs, at most 8); "
+    "0 plans in this process.",
+)
+@click.option(
+    "--scheduler",
+    metavar="tcp://HOST:PORT",
+    help="Run on this dask.distributed scheduler instead of an embedded one.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Clusters per task sent to a worker.",
+)
+@quiet_option
+def plan_cmd(
+    clusters: tuple[str, ...],
+    catalogs: tuple[str, ...],
+    since: tuple[str, ...],
+    ocp_version: str | None,
+    kube_version: str | None,
+    kubeconfig: str | None,
+    output: str,
+    workers: int | None,
+    scheduler: str | None,
+    batch_size: int,
+) -> None:
+    """Plan each cluster and sum the fleet up.
+
+    CLUSTERS are 'deppy cluster export' files, directories of them (each file one cluster) or
+    context:NAME for a live cluster of the kubeconfig. Per cluster: each operator's update in
+    its channel and the path to the newest; with --ocp-version/--kube-version (the target),
+    the operators that block it and the version that unblocks each; installs with no way
+    forward (stranded); updates asking for more RBAC. The fleet: clusters grouped by identical
+    plan (waves), top blockers, versions in use, clusters that need no change. A cluster that
+    cannot be read or planned is an error record; the run goes on.
+    """
+    from deppy.workflows.fleet.fanout import plan_fleet
+    from deppy.workflows.fleet.inputs import cluster_refs
+    from deppy.workflows.fleet.plan import FleetSettings
+    from deppy.workflows.fleet.rollup import Rollup
+
+    if ocp_version and kube_version:
+        raise click.UsageError("give one target: --ocp-version or --kube-version")
+    if scheduler is not None and workers is not None:
+        raise click.UsageError("--workers starts a local scheduler; --scheduler names one")
+    settings = FleetSettings(
+        catalogs=tuple(_absolute(c) for c in catalogs),
+        since=tuple(_absolute(c) for c in since),
+        target_ocp=ocp_version,
+        target_kube=kube_version,
+        kubeconfig=kubeconfig,
+    )
+    settings.target()  # a target that is no version fails here, before any work
+    refs = cluster_refs(clusters)
+    if not refs:
+        raise InputError(" ".join(clusters), "holds no cluster export", "give .yaml/.json files")
+    rollup = Rollup()
+    out = sys.stdout.buffer
+    with _progress(len(refs), output) as progress:
+        records = plan_fleet(
+            refs,
+            settings,
+            workers=_default_workers() if workers is None else workers,
+            scheduler=scheduler,
+            batch_size=batch_size,
+            progress=progress,
+        )
+        if output == "json":
+            out.write(b'{"clusters": [\n')
+        for n, data in enumerate(records):
+            rollup.add(orjson.loads(data))
+            if output == "jsonl":
+                out.write(data + b"\n")
+                out.flush()
+            elif output == "json":
+                out.write((b",\n" if n else b"") + data)
+    summary = rollup.summary()
+    if output == "json":
+        out.write(b'\n],\n"summary": ')
+        out.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"}\n")
+    elif output == "text":
+        from deppy.workflows.fleet.report import summary_text
+
+        say(summary_text(summary, since=", ".join(since) or None))
+    elif output == "html":
+        from deppy.workflows.fleet.report import summary_html
+
+        facts = [
+            ("command", "deppy fleet plan"),
+            ("catalogs", ", ".join(catalogs) or "the stored catalogs"),
+            ("target", (ocp_version and f"OpenShift {ocp_version}") or kube_version or "none"),
+        ]
+        if since:
+            facts.append(("since", ", ".join(since)))
+        emit(summary_html(summary, facts))
+    out.flush()
+    if summary["planned"] == 0:
+        first = summary["errors"][0]
+        raise DeppyError(f"no cluster could be planned; the first: {first['cluster']}: "
+                         f"{first['error']}")  # fmt: skip
+    if summary["errors"] and output in ("json", "jsonl", "html"):
+        warn(f"{len(summary['errors'])} of {summary['clusters']} clusters could not be planned")
+
+
+@contextmanager
+def _progress(total: int, output: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr, only when stderr is a terminal."""
+    from deppy.cli.data_output import SETTINGS
+
+    if not sys.stderr.isatty() or SETTINGS.quiet:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress(
+        "planning",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("clusters", total=total)
+
+        def update(done: int, of: int) -> None:
+            bar.update(task, completed=done, total=of)
+
+        yield update

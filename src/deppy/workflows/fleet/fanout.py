@@ -1,0 +1,180 @@
+"""Planning a fleet: the same per-cluster question, fanned out on dask (DESIGN.md, "Scale-out").
+
+* ``workers=0``: in this process, one cluster after the other (no dask at all);
+* otherwise an embedded ``LocalCluster`` of ``workers`` processes on this machine (loopback
+  only, no dashboard), or an existing dask.distributed cluster (``scheduler="tcp://HOST:PORT"``:
+  deppy, its catalogs' paths or stored names and the exports' paths must be reachable there).
+
+The clusters go out in batches (``batch_size`` references each: a few bytes); a worker plans a
+batch with its process's planner (``planner_for``: catalogs loaded once per process, caches
+kept between batches) and sends back the batch's records, serialised. Only a bounded number of
+batches is in flight, and results are taken as they complete, so the memory of this process
+depends on the batch size and the number of workers, not on the fleet.
+
+A worker lost mid-run: the scheduler gives its batches to another worker (dask's own retry of
+a task whose worker died); a batch that still fails (it took down workers again and again) comes
+back as one error record per cluster. Records are handed on in input order (a small reorder
+buffer holds those that arrive early) and each index once, so no cluster is missing or
+planned twice, and the output is the same for 1 and N workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import orjson
+
+from deppy.errors import DeppyError
+from deppy.workflows.fleet.inputs import ClusterRef
+from deppy.workflows.fleet.plan import FleetSettings, planner_for
+
+__all__ = ["plan_batch", "plan_fleet"]
+
+Progress = Callable[[int, int], None]
+IN_FLIGHT_PER_WORKER = 3
+
+
+def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> list[bytes]:
+    """What a worker runs: each cluster's record as JSON bytes. A cluster that trips a bug
+    becomes an error record saying so (the rest of the batch, and the run, go on)."""
+    planner = planner_for(settings)
+    records = []
+    for ref in refs:
+        try:
+            record = planner.plan(ref)
+        except Exception as error:  # a bug: one cluster's, reported, not the run's end
+            record = {
+                "index": ref.index,
+                "cluster": ref.name,
+                "error": f"deppy could not plan it ({type(error).__name__}: {error}); "
+                "please report this with the cluster's export",
+            }
+        records.append(orjson.dumps(record))
+    return records
+
+
+def _error_records(refs: Sequence[ClusterRef], why: str) -> list[bytes]:
+    return [orjson.dumps({"index": r.index, "cluster": r.name, "error": why}) for r in refs]
+
+
+def plan_fleet(
+    refs: Sequence[ClusterRef],
+    settings: FleetSettings,
+    *,
+    workers: int,
+    scheduler: str | None = None,
+    batch_size: int = 50,
+    progress: Progress | None = None,
+) -> Iterator[bytes]:
+    """Each cluster's record (JSON bytes), in input order; see the module docstring."""
+    if workers == 0 and scheduler is None:
+        yield from _in_process(refs, settings, progress)
+        return
+    batches = [refs[n : n + batch_size] for n in range(0, len(refs), max(batch_size, 1))]
+    with _client(workers, scheduler) as client:
+        yield from _on_dask(client, batches, settings, len(refs), progress)
+
+
+def _in_process(
+    refs: Sequence[ClusterRef], settings: FleetSettings, progress: Progress | None
+) -> Iterator[bytes]:
+    for n, record in enumerate(plan_batch(settings, [ref])[0] for ref in refs):
+        if progress is not None:
+            progress(n + 1, len(refs))
+        yield record
+
+
+class _client:
+    """A dask client: of a LocalCluster started here (and stopped after), or of ``scheduler``."""
+
+    def __init__(self, workers: int, scheduler: str | None) -> None:
+        self.workers = workers
+        self.scheduler = scheduler
+        self.cluster: Any = None
+        self.client: Any = None
+
+    def __enter__(self) -> Any:
+        from distributed import Client, LocalCluster
+
+        try:
+            if self.scheduler is not None:
+                self.client = Client(self.scheduler, timeout="20s")
+            else:
+                self.cluster = LocalCluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    # its HTTP endpoint (no dashboard: bokeh is not installed) on loopback,
+                    # any free port: the default 8787 may be taken, and warns when it is
+                    dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.CRITICAL,  # workers outliving the scheduler: no news
+                )
+                self.client = Client(self.cluster)
+        except (OSError, TimeoutError) as error:
+            self.__exit__()
+            where = self.scheduler or "a local dask cluster"
+            raise DeppyError(
+                f"{where}: cannot connect ({error}); check --scheduler tcp://HOST:PORT"
+            ) from None
+        return self.client
+
+    def __exit__(self, *exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+def _on_dask(
+    client: Any,
+    batches: Sequence[Sequence[ClusterRef]],
+    settings: FleetSettings,
+    total: int,
+    progress: Progress | None,
+) -> Iterator[bytes]:
+    from distributed import as_completed
+
+    run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
+    workers = max(len(client.scheduler_info().get("workers", {})), 1)
+    limit = max(IN_FLIGHT_PER_WORKER * workers, 2)
+    waiting = iter(enumerate(batches))
+    batch_of: dict[Any, int] = {}
+
+    def submit() -> Any | None:
+        for n, batch in waiting:
+            future = client.submit(
+                plan_batch, settings, list(batch), key=f"deppy-fleet-{run}-{n}", pure=False
+            )
+            batch_of[future] = n
+            return future
+        return None
+
+    first = [f for f in (submit() for _ in range(limit)) if f is not None]
+    pending = as_completed(first)
+    ready: dict[int, bytes] = {}
+    next_index = 0
+    done = 0
+    for future in pending:
+        n = batch_of.pop(future)
+        try:
+            records = future.result()
+        except Exception as error:  # the batch failed on the cluster (e.g. KilledWorker)
+            why = f"its batch failed on the dask cluster ({type(error).__name__}: {error})"
+            records = _error_records(batches[n], why)
+        future.release()
+        for ref, record in zip(batches[n], records, strict=True):
+            if ref.index >= next_index and ref.index not in ready:  # each cluster once
+                ready[ref.index] = record
+        while next_index in ready:
+            yield ready.pop(next_index)
+            next_index += 1
+            done += 1
+        if progress is not None:
+            progress(done, total)
+        following = submit()
+        if following is not None:
+            pending.add(following)

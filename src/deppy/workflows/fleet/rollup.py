@@ -1,0 +1,140 @@
+"""The fleet's summary, built from the plan records one at a time (nothing else is kept).
+
+* waves: clusters whose plans are identical (the same updates to the same bundles, the same
+  blockers with the same fixes, the same stranded installs) form one wave, which a platform
+  team can roll out as one change; largest first;
+* blockers: per package, how many clusters it keeps from the target platform version and
+  which versions unblock it;
+* versions: per package, how many clusters run each version;
+* the clusters that need no change, those with errors, and what changes since the older
+  catalog release when there is one.
+
+Same records in the same order, same summary: every list is sorted by count, then name.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["Rollup", "plan_key"]
+
+SHOWN_MEMBERS = 1000  # cluster names kept per wave (the count is always exact)
+
+
+def plan_key(record: Mapping[str, Any]) -> tuple[str, ...]:
+    """What makes two clusters' plans the same: the actions the plan asks for, in words."""
+    actions = [
+        f"update {o['package']} {o['installed']} -> {o['newestVersion']}"
+        for o in record["operators"]
+        if o["newest"]
+    ]
+    for blocker in record["blockers"]:
+        fix = blocker["unblockedBy"]
+        if fix is None:
+            actions.append(f"blocked {blocker['package']} {blocker['installed']}: no fix")
+        else:
+            way = f" (channel {fix['channel']})" if fix["switchChannel"] else ""
+            actions.append(f"unblock {blocker['package']} -> {fix['version']}{way}")
+    actions += [f"stranded {p}" for p in record["stranded"]]
+    return tuple(sorted(actions))
+
+
+class Rollup:
+    """Accumulates records (``add``) into the fleet summary (``summary``)."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.errors: list[dict[str, str]] = []
+        self.no_change: list[str] = []
+        self.waves: dict[tuple[str, ...], list[Any]] = {}  # key -> [count, names]
+        self.blocked: Counter[str] = Counter()
+        self.unblocked_by: dict[str, Counter[str]] = {}
+        self.no_fix: Counter[str] = Counter()
+        self.versions: dict[str, Counter[str]] = {}
+        self.updates: Counter[str] = Counter()
+        self.stranded: Counter[str] = Counter()
+        self.more_rbac: Counter[str] = Counter()
+        self.rbac_unknown = 0
+        self.since: dict[str, Counter[str]] = {}
+        self.target: dict[str, Any] | None = None
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.total += 1
+        if "error" in record:
+            self.errors.append({"cluster": record["cluster"], "error": record["error"]})
+            return
+        if record["target"] is not None and self.target is None:
+            self.target = record["target"]
+        for operator in record["operators"]:
+            package = operator["package"]
+            self.versions.setdefault(package, Counter())[operator["installed"]] += 1
+            if operator["newest"]:
+                self.updates[package] += 1
+            if operator["rbac"].get("added"):
+                self.more_rbac[package] += 1
+            elif "unknown" in operator["rbac"]:
+                self.rbac_unknown += 1
+        self.stranded.update(record["stranded"])
+        for blocker in record["blockers"]:
+            package = blocker["package"]
+            self.blocked[package] += 1
+            fix = blocker["unblockedBy"]
+            if fix is None:
+                self.no_fix[package] += 1
+            else:
+                self.unblocked_by.setdefault(package, Counter())[fix["version"]] += 1
+        for kind, items in (record.get("since") or {}).items():
+            names = [i["package"] if isinstance(i, Mapping) else i for i in items]
+            self.since.setdefault(kind, Counter()).update(names)
+        if not record["needsChange"]:
+            self.no_change.append(record["cluster"])
+            return
+        wave = self.waves.setdefault(plan_key(record), [0, []])
+        wave[0] += 1
+        if len(wave[1]) < SHOWN_MEMBERS:
+            wave[1].append(record["cluster"])
+
+    def summary(self) -> dict[str, Any]:
+        waves = sorted(self.waves.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        return {
+            "clusters": self.total,
+            "planned": self.total - len(self.errors),
+            "errors": self.errors,
+            "target": self.target,
+            "needNoChange": {"count": len(self.no_change), "clusters": self.no_change},
+            "waves": [
+                {"wave": n + 1, "clusters": count, "actions": list(key), "members": members}
+                for n, (key, (count, members)) in enumerate(waves)
+            ],
+            "blockers": [
+                {
+                    "package": package,
+                    "clusters": count,
+                    "unblockedBy": _counted(self.unblocked_by.get(package, Counter())),
+                    "noFix": self.no_fix[package],
+                }
+                for package, count in _ranked(self.blocked)
+            ],
+            "updates": [{"package": p, "clusters": n} for p, n in _ranked(self.updates)],
+            "stranded": [{"package": p, "clusters": n} for p, n in _ranked(self.stranded)],
+            "moreRbac": [{"package": p, "clusters": n} for p, n in _ranked(self.more_rbac)],
+            "rbacUnknown": self.rbac_unknown,
+            "versions": {
+                package: _counted(counts) for package, counts in sorted(self.versions.items())
+            },
+            **(
+                {"since": {kind: _counted(c) for kind, c in sorted(self.since.items())}}
+                if self.since
+                else {}
+            ),
+        }
+
+
+def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _counted(counts: Counter[str]) -> list[dict[str, Any]]:
+    return [{"name": name, "clusters": n} for name, n in _ranked(counts)]
