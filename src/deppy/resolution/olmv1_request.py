@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from deppy.catalog.semver import Version, VersionError
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
-from deppy.errors import InputError, excerpt, only_fields
+from deppy.errors import InputError, excerpt, only_fields, quoted
 from deppy.resolution.request import (
     CATALOG_PROVIDED,
     UPGRADE_POLICIES,
@@ -159,7 +159,7 @@ def _expression_matches(
     if operator not in _OPERATORS:
         raise InputError(
             f"{where}.operator",
-            f"{excerpt(operator)} is not a valid label selector operator",
+            f"{quoted(str(operator))} is not a valid label selector operator",
             f"write one of {', '.join(_OPERATORS)}",
         )
     values = expression.get("values") or []
