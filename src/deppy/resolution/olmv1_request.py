@@ -278,6 +278,9 @@ def extension_from_object(
         policy=str(policy),
         installed=_installed(data, package, where),
         catalogs=tuple(CatalogChoice(c.name, c.priority) for c in chosen if c.available),
+        unselected=tuple(
+            CatalogChoice(c.name, c.priority) for c in catalogs if c.available and c not in chosen
+        ),
         namespace=_string(spec.get("namespace"), _at(where, "spec.namespace")),
         service_account=_string(
             service_account.get("name"), _at(where, "spec.serviceAccount.name")
