@@ -12,7 +12,15 @@ import yaml
 from click.testing import CliRunner
 
 from deppy.cli.main import cli, register_commands
-from tests.olm_builders import bundle, channel, deprecations, entry, package, write_catalog
+from tests.olm_builders import (
+    bundle,
+    channel,
+    deprecations,
+    entry,
+    needs_package,
+    package,
+    write_catalog,
+)
 
 register_commands()
 
@@ -195,3 +203,72 @@ def test_bad_input_exits_2_naming_the_field(
     )
     assert words in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def dependency_catalog(tmp_path: Path) -> str:
+    objs = [
+        package("app", "stable"),
+        channel("app", "stable", entry("app.v1.0.0")),
+        bundle("app", "1.0.0", needs_package("db", ">=2.0.0")),
+        package("db", "stable"),
+        channel("db", "stable", entry("db.v2.0.0"), entry("db.v2.1.0", "db.v2.0.0")),
+        bundle("db", "2.0.0"),
+        bundle("db", "2.1.0"),
+    ]
+    return f"{write_catalog(tmp_path / 'main', objs)}=main"
+
+
+def test_dependencies_olm_v1_refuses_are_resolved_and_planned(tmp_path: Path) -> None:
+    """OLM v1 refuses a bundle declaring olm.package.required; deppy resolves it, says which
+    package the plan adds, and writes one pinned ClusterExtension per package, dependencies
+    first, in the requester's namespace with its service account."""
+    doc = extension()
+    doc["spec"]["source"]["catalog"]["packageName"] = "app"
+    file = write(tmp_path, doc)
+    catalog = dependency_catalog(tmp_path)
+    code, out, err = run("-f", file, "--catalog", catalog)
+    assert code == 0
+    assert "app.v1.0.0 declares olm.package.required: OLM v1 refuses it alone" in err
+    assert "the plan needs packages no ClusterExtension asks for: db" in err
+    code, out, _ = run("-f", file, "--catalog", catalog, "-o", "clusterextensions")
+    assert code == 0
+    first, second = yaml.safe_load_all(out)
+    assert first["metadata"] == {"name": "db", "annotations": {"deppy.io/required-by": "ext"}}
+    assert first["spec"] == {
+        "namespace": "ns",
+        "serviceAccount": {"name": "installer"},
+        "source": {
+            "sourceType": "Catalog",
+            "catalog": {
+                "packageName": "db",
+                "version": "2.1.0",
+                "selector": {"matchLabels": {"olm.operatorframework.io/metadata.name": "main"}},
+            },
+        },
+    }
+    assert (second["metadata"]["name"], second["spec"]["source"]["catalog"]["version"]) == (
+        "ext",
+        "1.0.0",
+    )
+    # each is a ClusterExtension deppy itself reads back and resolves to the same answer
+    code, again, _ = run("-f", write(tmp_path, first, second), "--catalog", catalog, "-o", "json")
+    assert code == 0
+    assert [(s["package"], s["version"]) for s in json.loads(again)["selection"]] == [
+        ("db", "2.1.0"),
+        ("app", "1.0.0"),
+    ]
+
+
+def test_a_plan_without_namespace_names_the_flag(tmp_path: Path) -> None:
+    doc = extension()
+    del doc["spec"]["namespace"]
+    file = write(tmp_path, doc)
+    catalog = catalog_dir(tmp_path, "main", "1.0.0")
+    code, _, err = run("-f", file, "--catalog", catalog, "-o", "clusterextensions")
+    assert code == 2
+    assert "give --install-namespace" in err
+    code, out, _ = run(
+        "-f", file, "--catalog", catalog, "-o", "clusterextensions", "--install-namespace", "x"
+    )
+    assert code == 0
+    assert yaml.safe_load(out)["spec"]["namespace"] == "x"

@@ -27,6 +27,7 @@ from deppy.cli.workflow_options import (
     warn,
 )
 from deppy.explain.render import SCREEN_LINES, explanation_as_short_text
+from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -99,7 +100,18 @@ Examples:
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...), or OLM v1 "
     "ClusterExtension documents (with ClusterCatalog documents for labels and priorities).",
 )
-@output_option("text", "json", "yaml", "html", "table")
+@output_option("text", "json", "yaml", "html", "table", "clusterextensions")
+@click.option(
+    "--install-namespace",
+    metavar="NS",
+    help="-o clusterextensions: the namespace of a ClusterExtension whose request names none "
+    "(a dependency deppy adds takes its requester's).",
+)
+@click.option(
+    "--service-account",
+    metavar="NAME",
+    help="-o clusterextensions: the service account, likewise.",
+)
 @quiet_option
 @timeout_option("Give up after this many seconds (loading and output included).")
 @click.option(
@@ -155,6 +167,8 @@ def resolve_cmd(
     cluster_namespace: str | None,
     dry_run_next: str | None,
     one_step: bool,
+    install_namespace: str | None,
+    service_account: str | None,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -244,6 +258,15 @@ def resolve_cmd(
         else:
             for warning in resolution.warnings:
                 warn(warning)
+        if request.rules == "olmv1":
+            from deppy.workflows.olmv1_plan import extra_packages
+
+            for note in extra_packages(resolution):
+                warn(note)
+        if output == "clusterextensions":
+            raise SystemExit(
+                print_clusterextensions(resolution, install_namespace, service_account)
+            )
         facts: list[tuple[str, str]] = []
         if output == "html":
             from deppy.workflows.report_facts import report_facts
@@ -253,6 +276,22 @@ def resolve_cmd(
         if text and os.environ.get("DEPPY_TIMING"):
             click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
         raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+
+
+def print_clusterextensions(
+    resolution: Resolution, namespace: str | None, service_account: str | None
+) -> int:
+    """The plan as ClusterExtension YAML (install order), or the explanation on stderr."""
+    if resolution.explanation is not None:
+        click.echo(explanation_as_short_text(resolution.explanation), err=True)
+        return EXIT_UNRESOLVABLE
+    import yaml
+
+    from deppy.workflows.olmv1_plan import plan_documents, plan_extensions
+
+    planned = plan_extensions(resolution, namespace=namespace, service_account=service_account)
+    click.echo(yaml.safe_dump_all(plan_documents(planned), sort_keys=False).rstrip())
+    return 0
 
 
 def dry_run(
