@@ -272,3 +272,32 @@ def test_a_plan_without_namespace_names_the_flag(tmp_path: Path) -> None:
     )
     assert code == 0
     assert yaml.safe_load(out)["spec"]["namespace"] == "x"
+
+
+def upgrades(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["upgrades", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_upgrades_under_each_policy_with_the_path(tmp_path: Path) -> None:
+    """CatalogProvided: one direct successor per reconciliation, so 1.0.0 reaches 1.1.0 in two
+    (1.0.2 replaces 1.0.0, 1.1.0 replaces 1.0.2); SelfCertified: straight to the best in range."""
+    catalog = catalog_dir(tmp_path, "main", "1.0.0", "1.0.2", "1.1.0")
+    chained = extension(installed="1.0.0")
+    direct = extension(installed="1.0.0", upgradeConstraintPolicy="SelfCertified")
+    direct["metadata"]["name"] = "free"
+    code, out, _ = upgrades(
+        "-f", write(tmp_path, chained, direct), "--catalog", catalog, "-o", "json"
+    )
+    assert code == 0
+    first, second = json.loads(out)
+    assert (first["policy"], first["next"]["version"]) == ("CatalogProvided", "1.0.2")
+    assert [b["version"] for b in first["path"]] == ["1.0.2", "1.1.0"]
+    assert (second["policy"], [b["version"] for b in second["path"]]) == (
+        "SelfCertified",
+        ["1.1.0"],
+    )
+    code, out, _ = upgrades("-f", write(tmp_path, chained), "--catalog", catalog)
+    assert code == 0
+    assert "next: 1.0.2 (pkg.v1.0.2, catalog main)" in out
+    assert "path: 1.0.0 → 1.0.2 → 1.1.0 (2 reconciliations)" in out
