@@ -301,3 +301,41 @@ def test_upgrades_under_each_policy_with_the_path(tmp_path: Path) -> None:
     assert code == 0
     assert "next: 1.0.2 (pkg.v1.0.2, catalog main)" in out
     assert "path: 1.0.0 → 1.0.2 → 1.1.0 (2 reconciliations)" in out
+
+
+def test_a_cluster_supplies_clustercatalogs_and_installed_bundles(tmp_path: Path) -> None:
+    """--cluster (an export: kubectl get -o yaml output) with a ClusterExtension file: the
+    cluster's ClusterCatalogs give labels and priority, its ClusterExtension of the same name
+    the installed bundle; kubectl's List of objects is read as its items."""
+    a = catalog_dir(tmp_path, "a", "1.0.0", "1.0.2")
+    b = catalog_dir(tmp_path, "b", "1.0.0", "1.0.2", "2.0.0")
+    cluster = tmp_path / "cluster"
+    cluster.mkdir()
+    catalogs = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {
+                "apiVersion": "olm.operatorframework.io/v1",
+                "kind": "ClusterCatalog",
+                "metadata": {"name": name, "labels": {"tier": tier}},
+                "spec": {"priority": priority, "source": {"type": "Image"}},
+            }
+            for name, tier, priority in (("a", "gold", 10), ("b", "bronze", 0))
+        ],
+    }
+    installed = extension(installed="1.0.0")
+    (cluster / "catalogs.yaml").write_text(yaml.safe_dump(catalogs), encoding="utf-8")
+    (cluster / "extensions.yaml").write_text(yaml.safe_dump(installed), encoding="utf-8")
+    asked = extension()  # no status: the cluster's ClusterExtension "ext" has it
+    file = write(tmp_path, asked)
+    args = ("-f", file, "--cluster", str(cluster), "--catalog", a, "--catalog", b, "-o", "json")
+    code, out, _ = run(*args)
+    assert code == 0, out
+    (item,) = json.loads(out)["selection"]
+    assert (item["catalog"], item["version"], item["action"]) == ("a", "1.0.2", "upgrade")
+    asked["spec"]["source"]["catalog"]["selector"] = {"matchLabels": {"tier": "bronze"}}
+    code, out, _ = run("-f", write(tmp_path, asked), *args[2:])
+    assert code == 0, out
+    (item,) = json.loads(out)["selection"]
+    assert (item["catalog"], item["version"]) == ("b", "1.0.2")  # a direct successor, not 2.0.0

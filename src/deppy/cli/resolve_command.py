@@ -38,7 +38,11 @@ from deppy.resolution.request_parsing import (
 )
 from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
-from deppy.workflows.olmv1 import extension_request, olmv1_documents
+from deppy.workflows.olmv1 import (
+    extension_request,
+    extension_request_on_cluster,
+    olmv1_documents,
+)
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -179,7 +183,10 @@ def resolve_cmd(
         request = ResolutionRequest()
         extension_notes: tuple[str, ...] = ()
         documents = olmv1_documents(request_file) if request_file is not None else None
-        if documents is not None and request_file is not None:
+        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+        if documents is not None and state is not None:
+            request = ResolutionRequest(rules="olmv1")  # the cluster's catalogs come first
+        elif documents is not None and request_file is not None:
             olm, catalog_specs = extension_request(documents, str(request_file), catalog_specs)
             request, extension_notes = olm.request, olm.warnings
         elif request_file is not None:
@@ -194,7 +201,6 @@ def resolve_cmd(
             one_step=one_step or request.one_step,
             rules=request.rules,
         )
-        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
         if state is None and not request.required and not request.installed:
             raise click.UsageError(
                 "nothing to resolve: give --require/--installed, -f FILE or a cluster "
@@ -218,7 +224,14 @@ def resolve_cmd(
                 found = cluster_input(
                     state, catalog_specs, namespace=cluster_namespace, report=report
                 )
-            catalog_set, request = found.catalogs, found.request(request)
+            catalog_set = found.catalogs
+            if documents is not None:
+                olm, request = extension_request_on_cluster(
+                    documents, str(request_file), state, found, request
+                )
+                notes = notes + olm.warnings
+            else:
+                request = found.request(request)
             notes = notes + found.warnings
             if not request.required and not request.installed:
                 raise click.UsageError(
