@@ -110,6 +110,9 @@ class DropEntry:
     def text(self, request: ResolutionRequest) -> str:
         _, before, after = _DROPS[self.field]
         entry = getattr(request, self.field)[self.index]
+        extension = getattr(entry, "extension", None)
+        if extension is not None:  # an OLM v1 request: the object to leave out
+            return f"{self.why}leave out ClusterExtension {extension.name}"
         return f"{self.why}{before}{entry.describe()}{after}"
 
     def as_dict(self) -> dict[str, Any]:
