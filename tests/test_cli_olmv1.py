@@ -339,3 +339,19 @@ def test_a_cluster_supplies_clustercatalogs_and_installed_bundles(tmp_path: Path
     assert code == 0, out
     (item,) = json.loads(out)["selection"]
     assert (item["catalog"], item["version"]) == ("b", "1.0.2")  # a direct successor, not 2.0.0
+
+
+@pytest.mark.parametrize("version", ["~1.0", "~9.0"])
+def test_a_recorded_olm_v1_resolution_replays_to_the_same_answer(
+    tmp_path: Path, version: str
+) -> None:
+    """--trace records the ClusterExtension's terms (they used to have no JSON form: a
+    traceback); deppy replay gives the same answer or explanation."""
+    catalog = catalog_dir(tmp_path, "main", "1.0.0", "1.0.2", "1.1.0")
+    trace = tmp_path / "trace.jsonl"
+    file = write(tmp_path, extension(version=version, installed="1.0.0"))
+    code, out, _ = run("-f", file, "--catalog", catalog, "--trace", str(trace), "-o", "json")
+    assert code in (0, 1)
+    replayed = CliRunner().invoke(cli, ["replay", str(trace), "-o", "json"])
+    assert replayed.exit_code == code
+    assert json.loads(replayed.stdout) == json.loads(out)
