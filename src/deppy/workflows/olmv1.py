@@ -27,12 +27,17 @@ from deppy.workflows.cluster_input import ClusterInput
 def olmv1_documents(path: str | Path) -> list[Any] | None:
     """The file's documents when it holds OLM v1 objects (ClusterExtension, ClusterCatalog),
     else None (an ActiveResolution, read as before)."""
+    return olmv1_documents_of(read_input(path), str(path))
+
+
+def olmv1_documents_of(data: bytes, where: str) -> list[Any] | None:
+    """The documents of a YAML (or JSON) stream when it holds OLM v1 objects, else None; the
+    items of a ``kind: List`` stand in its place. Unreadable input is an InputError naming
+    ``where``."""
     import yaml
 
     from deppy.input_limits import UnsafeInput
 
-    where = str(path)
-    data = read_input(path)
     if b"olm.operatorframework.io/" not in data:
         return None
     try:
@@ -123,4 +128,10 @@ def extension_request_on_cluster(
     return olm, replace(request, installed=kept)
 
 
-__all__ = ["catalog_name", "extension_request", "extension_request_on_cluster", "olmv1_documents"]
+__all__ = [
+    "catalog_name",
+    "extension_request",
+    "extension_request_on_cluster",
+    "olmv1_documents",
+    "olmv1_documents_of",
+]
