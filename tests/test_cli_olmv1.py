@@ -355,3 +355,29 @@ def test_a_recorded_olm_v1_resolution_replays_to_the_same_answer(
     replayed = CliRunner().invoke(cli, ["replay", str(trace), "-o", "json"])
     assert replayed.exit_code == code
     assert json.loads(replayed.stdout) == json.loads(out)
+
+
+def test_upgrades_of_a_clusters_clusterextensions(tmp_path: Path) -> None:
+    """deppy upgrades -f FILE --cluster: the installed bundle from the cluster's ClusterExtension
+    of the same name, the ClusterCatalogs' priorities from the cluster."""
+    low = catalog_dir(tmp_path, "low", "1.0.0", "1.0.2", "1.1.0")
+    high = catalog_dir(tmp_path, "high", "1.0.0", "1.0.2")
+    cluster = tmp_path / "cluster"
+    cluster.mkdir()
+    objects = [
+        {
+            "apiVersion": "olm.operatorframework.io/v1",
+            "kind": "ClusterCatalog",
+            "metadata": {"name": "high"},
+            "spec": {"priority": 5, "source": {"type": "Image"}},
+        },
+        extension(installed="1.0.0"),
+    ]
+    (cluster / "objects.yaml").write_text(yaml.safe_dump_all(objects), encoding="utf-8")
+    file = write(tmp_path, extension())  # no status: the cluster's says 1.0.0
+    args = ("-f", file, "--cluster", str(cluster), "--catalog", low, "--catalog", high)
+    code, out, _ = upgrades(*args, "-o", "json")
+    assert code == 0
+    (report,) = json.loads(out)
+    assert report["installed"] == {"name": "pkg.v1.0.0", "version": "1.0.0"}
+    assert [(b["version"], b["catalog"]) for b in report["path"]] == [("1.0.2", "high")]

@@ -483,3 +483,37 @@ def test_several_extensions_resolve_together(make: MakeCatalog) -> None:
         ("pkg", "3.0.0"),
         ("other", "1.0.0"),
     }
+
+
+def test_installed_bundle_matcher_is_exact_release_included(make: MakeCatalog) -> None:
+    """TestSuccessorsPredicate "installed bundle matcher is exact": installed 2.0.0+1 (release
+    1) is not 2.0.0, so 2.1.0 (which replaces 2.0.0) is no successor; 2.2.0 skips 2.0.0+1."""
+    objs = [
+        package("test-package", "stable"),
+        channel(
+            "test-package",
+            "stable",
+            entry("test-package.v2.0.0"),
+            entry("test-package.v2.0.0+1"),
+            entry("test-package.v2.1.0", "test-package.v2.0.0"),
+            entry("test-package.v2.2.0", "test-package.v2.1.0", skips=["test-package.v2.0.0+1"]),
+        ),
+        bundle("test-package", "2.0.0"),
+        bundle("test-package", "2.0.0+1", name="test-package.v2.0.0+1"),
+        bundle("test-package", "2.1.0"),
+        bundle("test-package", "2.2.0"),
+    ]
+    catalogs = [make(objs, name="c")]
+    plain = extension("test-package", installed="2.0.0")
+    assert chosen(run(catalogs, plain)) == "2.1.0"
+    released = extension("test-package", installed="2.0.0+1")
+    resolution = run(catalogs, released)
+    assert resolution.selection is not None
+    assert resolution.selection[0].bundle == "test-package.v2.2.0"
+    stay = extension("test-package", installed="2.0.0+1", version="<2.1.0")
+    resolution = run(catalogs, stay)
+    assert resolution.selection is not None
+    assert (resolution.selection[0].bundle, resolution.selection[0].action) == (
+        "test-package.v2.0.0+1",
+        "keep",
+    )

@@ -4,6 +4,7 @@ there."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +24,9 @@ from deppy.cli.workflow_options import (
 from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
 from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
+
+if TYPE_CHECKING:
+    from deppy.cluster import ClusterState
 
 SHOWN_UPDATES = 10
 
@@ -70,11 +74,11 @@ def upgrades_cmd(
     With --ocp-version/--kube-version, updates the cluster cannot run are marked and the path
     leads to the newest one it can run.
     """
+    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
     if extension_file is not None:
-        raise SystemExit(_extension_upgrades(extension_file, catalogs, output))
+        raise SystemExit(_extension_upgrades(extension_file, catalogs, output, state))
     specs = [parse_installed(spec) for spec in installed]
     cluster = cluster_facts(ocp_version, kube_version)
-    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
     notes: tuple[str, ...] = ()
     if state is None:
         if not specs:
@@ -114,7 +118,9 @@ def upgrades_cmd(
             click.echo(line)
 
 
-def _extension_upgrades(path: Path, catalogs: tuple[str, ...], output: str) -> int:
+def _extension_upgrades(
+    path: Path, catalogs: tuple[str, ...], output: str, state: ClusterState | None
+) -> int:
     from deppy.errors import InputError
     from deppy.resolution.request_parsing import parse_catalog
     from deppy.workflows.catalog_loading import load_catalogs
@@ -124,11 +130,22 @@ def _extension_upgrades(path: Path, catalogs: tuple[str, ...], output: str) -> i
     documents = olmv1_documents(path)
     if documents is None:
         raise InputError(str(path), "no ClusterExtension in the file", "give OLM v1 objects")
-    found, specs = extension_request(documents, str(path), [parse_catalog(c) for c in catalogs])
-    for note in found.warnings:
+    warnings_to = stderr(quiet=output != "text")
+    given = [parse_catalog(c) for c in catalogs]
+    if state is None:
+        found, specs = extension_request(documents, str(path), given)
+        source = load_catalogs(specs, report=warnings_to)
+        request, notes = found.request, found.warnings
+    else:
+        from deppy.workflows.cluster_input import cluster_input
+        from deppy.workflows.olmv1 import extension_request_on_cluster
+
+        read = cluster_input(state, given, report=warnings_to)
+        found, request = extension_request_on_cluster(documents, str(path), state, read)
+        source, notes = read.catalogs, found.warnings + read.warnings
+    for note in notes:
         warn(note)
-    source = load_catalogs(specs, report=stderr(quiet=output != "text"))
-    reports = extension_upgrades(source, found.request)
+    reports = extension_upgrades(source, request)
     if output != "text":
         dump([r.as_dict() for r in reports], output)
         return 0
