@@ -381,3 +381,13 @@ def test_upgrades_of_a_clusters_clusterextensions(tmp_path: Path) -> None:
     (report,) = json.loads(out)
     assert report["installed"] == {"name": "pkg.v1.0.0", "version": "1.0.0"}
     assert [(b["version"], b["catalog"]) for b in report["path"]] == [("1.0.2", "high")]
+
+
+def test_a_misnamed_package_suggests_the_packagename_meant(tmp_path: Path) -> None:
+    catalog = catalog_dir(tmp_path, "main", "1.0.0")
+    doc = extension()
+    doc["spec"]["source"]["catalog"]["packageName"] = "pkk"
+    code, out, _ = run("-f", write(tmp_path, doc), "--catalog", catalog)
+    assert code == 1
+    assert 'no bundles found for package "pkk"' in out
+    assert 'set spec.source.catalog.packageName: "pkg" in ClusterExtension ext' in out

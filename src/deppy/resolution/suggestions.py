@@ -236,8 +236,12 @@ class ChangeExtension:
         required = list(request.required)
         old = required[self.index]
         constraint = self.terms.constraint
+        package = str(self.value) if self.path == "packageName" else old.package
         required[self.index] = replace(
-            old, extension=self.terms, versions_text=constraint.text if constraint else ""
+            old,
+            package=package,
+            extension=self.terms,
+            versions_text=constraint.text if constraint else "",
         )
         return replace(request, required=tuple(required))
 
