@@ -391,3 +391,22 @@ def test_a_misnamed_package_suggests_the_packagename_meant(tmp_path: Path) -> No
     assert code == 1
     assert 'no bundles found for package "pkk"' in out
     assert 'set spec.source.catalog.packageName: "pkg" in ClusterExtension ext' in out
+
+
+def test_a_dependency_that_cannot_be_met_moves_to_the_next_candidate(tmp_path: Path) -> None:
+    """OLM v1 would pick app 2.0.0 and fail on its dependency; deppy takes the winning
+    catalog's next candidate and says what ruled out the newer one."""
+    objs = [
+        package("app", "stable"),
+        channel("app", "stable", entry("app.v1.0.0"), entry("app.v2.0.0", "app.v1.0.0")),
+        bundle("app", "1.0.0"),
+        bundle("app", "2.0.0", needs_package("db", ">=5.0.0")),
+    ]
+    catalog = f"{write_catalog(tmp_path / 'main', objs)}=main"
+    doc = extension()
+    doc["spec"]["source"]["catalog"]["packageName"] = "app"
+    code, out, err = run("-f", write(tmp_path, doc), "--catalog", catalog, "-o", "json")
+    assert code == 0
+    (item,) = json.loads(out)["selection"]
+    assert item["version"] == "1.0.0"
+    assert "not the preferred 2.0.0" in err and "db >=5.0.0" in err
