@@ -832,3 +832,7 @@ def test_installed_bundle_in_no_catalog_upgrades_along_another_channels_edge(
     answer = item(run(make(objs), installed=["foo@1.0.0"]), "foo")
     assert (answer.version, answer.action, answer.channel) == ("2.1.0", "upgrade", "fast")
     assert answer.path == ("foo.v1.0.0", "foo.v2.1.0")
+    # required as well: it used to be unresolvable (the installed bundle could only stay, and
+    # it occupies its package)
+    answer = item(run(make(objs), ["foo"], installed=["foo@1.0.0"]), "foo")
+    assert (answer.version, answer.action) == ("2.1.0", "upgrade")
