@@ -10,13 +10,25 @@ field, as the API server or operator-controller would refuse it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from deppy.catalog.semver import Version, VersionError
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
-from deppy.errors import InputError, excerpt, only_fields, quoted
+from deppy.errors import InputError, excerpt, only_fields
+from deppy.resolution.olmv1_catalogs import (
+    API_VERSION,
+    GROUP,
+    NAME_LABEL,
+    ClusterCatalogFacts,
+    catalog_from_object,
+    field_at,
+    mapping_field,
+    merge_catalogs,
+    selected_catalogs,
+    string_field,
+)
 from deppy.resolution.request import (
     CATALOG_PROVIDED,
     UPGRADE_POLICIES,
@@ -27,39 +39,21 @@ from deppy.resolution.request import (
     ResolutionRequest,
 )
 
-GROUP: Final = "olm.operatorframework.io"
-API_VERSION: Final = f"{GROUP}/v1"
-NAME_LABEL: Final = f"{GROUP}/metadata.name"
-"""The label OLM v1 sets on every ClusterCatalog: its own name (selectors may use it)."""
-
 _SPEC_FIELDS = ("namespace", "serviceAccount", "source", "install", "config",
                 "progressDeadlineMinutes")  # fmt: skip
 _SOURCE_FIELDS = ("sourceType", "catalog")
 _CATALOG_FIELDS = ("packageName", "version", "channels", "selector", "upgradeConstraintPolicy")
-_SELECTOR_FIELDS = ("matchLabels", "matchExpressions")
-_EXPRESSION_FIELDS = ("key", "operator", "values")
-_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-_AVAILABILITY = ("Available", "Unavailable")
+
+
+def _document_name(data: Mapping[str, Any], kind: str, index: int) -> str:
+    metadata = data.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    return f"{kind} {name}" if isinstance(name, str) and name else f"{kind} #{index + 1}"
 
 
 def is_olmv1_document(data: object) -> bool:
     """A ClusterExtension or ClusterCatalog (any version of OLM v1's API group)."""
     return isinstance(data, Mapping) and str(data.get("apiVersion", "")).startswith(f"{GROUP}/")
-
-
-@dataclass(frozen=True, slots=True)
-class ClusterCatalogFacts:
-    """What OLM v1 reads of a ClusterCatalog when it resolves (content aside)."""
-
-    name: str
-    labels: tuple[tuple[str, str], ...] = ()
-    priority: int = 0
-    priority_stated: bool = False
-    available: bool = True
-
-    def label_map(self) -> dict[str, str]:
-        """Its labels, with the name label OLM v1 puts on every ClusterCatalog."""
-        return {**dict(self.labels), NAME_LABEL: self.name}
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,123 +63,6 @@ class ExtensionRequest:
     request: ResolutionRequest
     catalogs: tuple[ClusterCatalogFacts, ...]
     warnings: tuple[str, ...] = ()
-
-
-def _at(where: str, path: str) -> str:
-    return f"{where}: {path}" if where else path
-
-
-def _mapping(value: Any, where: str, *, required: bool = False) -> Mapping[str, Any]:
-    if value is None and not required:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InputError(where, "expected a mapping" if value is not None else "required field")
-    return value
-
-
-def _string(value: Any, where: str, *, required: bool = False) -> str | None:
-    if value is None or value == "":
-        if required:
-            raise InputError(where, "required field")
-        return None
-    if not isinstance(value, str):
-        raise InputError(where, f"expected a string, got {excerpt(value)}", "quote it")
-    return value
-
-
-def _document_name(data: Mapping[str, Any], kind: str, index: int) -> str:
-    metadata = data.get("metadata")
-    name = metadata.get("name") if isinstance(metadata, Mapping) else None
-    return f"{kind} {name}" if isinstance(name, str) and name else f"{kind} #{index + 1}"
-
-
-# -- ClusterCatalog ------------------------------------------------------------------------------
-
-
-def catalog_from_object(data: Mapping[str, Any], where: str) -> ClusterCatalogFacts:
-    """A ClusterCatalog's name, labels, priority and availability."""
-    metadata = _mapping(data.get("metadata"), _at(where, "metadata"), required=True)
-    name = _string(metadata.get("name"), _at(where, "metadata.name"), required=True)
-    assert name is not None
-    labels = _mapping(metadata.get("labels"), _at(where, "metadata.labels"))
-    pairs = tuple(
-        (str(k), _string(v, _at(where, f"metadata.labels.{k}")) or "")
-        for k, v in sorted(labels.items())
-    )
-    spec = _mapping(data.get("spec"), _at(where, "spec"))
-    priority = spec.get("priority", 0)
-    if isinstance(priority, bool) or not isinstance(priority, int):
-        raise InputError(_at(where, "spec.priority"), "expected an integer")
-    if not -2147483648 <= priority <= 2147483647:
-        raise InputError(_at(where, "spec.priority"), "out of range (a 32-bit integer)")
-    mode = spec.get("availabilityMode", "Available")
-    if mode not in _AVAILABILITY:
-        raise InputError(
-            _at(where, "spec.availabilityMode"),
-            f"unknown mode {excerpt(mode)}",
-            "write Available or Unavailable",
-        )
-    return ClusterCatalogFacts(name, pairs, priority, "priority" in spec, mode == "Available")
-
-
-# -- selectors -----------------------------------------------------------------------------------
-
-
-def _selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str], where: str) -> bool:
-    only_fields(selector, _SELECTOR_FIELDS, where)
-    match_labels = _mapping(selector.get("matchLabels"), f"{where}.matchLabels")
-    for key, value in match_labels.items():
-        if not key:
-            raise InputError(f"{where}.matchLabels", "a label key is empty")
-        wanted = _string(value, f"{where}.matchLabels.{key}") or ""
-        if labels.get(str(key)) != wanted:
-            return False
-    expressions = selector.get("matchExpressions") or []
-    if not isinstance(expressions, list):
-        raise InputError(f"{where}.matchExpressions", "expected a list")
-    for n, raw in enumerate(expressions):
-        here = f"{where}.matchExpressions[{n}]"
-        if not _expression_matches(_mapping(raw, here, required=True), labels, here):
-            return False
-    return True
-
-
-def _expression_matches(
-    expression: Mapping[str, Any], labels: Mapping[str, str], where: str
-) -> bool:
-    only_fields(expression, _EXPRESSION_FIELDS, where)
-    key = _string(expression.get("key"), f"{where}.key", required=True)
-    operator = expression.get("operator")
-    if operator not in _OPERATORS:
-        raise InputError(
-            f"{where}.operator",
-            f"{quoted(str(operator))} is not a valid label selector operator",
-            f"write one of {', '.join(_OPERATORS)}",
-        )
-    values = expression.get("values") or []
-    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-        raise InputError(f"{where}.values", "expected a list of strings")
-    if operator in ("In", "NotIn") and not values:
-        raise InputError(f"{where}.values", f"operator {operator} needs at least one value")
-    if operator in ("Exists", "DoesNotExist") and values:
-        raise InputError(f"{where}.values", f"operator {operator} takes no values")
-    present = key in labels
-    if operator == "Exists":
-        return present
-    if operator == "DoesNotExist":
-        return not present
-    if operator == "In":
-        return present and labels[str(key)] in values
-    return not present or labels[str(key)] not in values  # NotIn
-
-
-def selected_catalogs(
-    selector: Mapping[str, Any] | None, catalogs: Sequence[ClusterCatalogFacts], where: str
-) -> list[ClusterCatalogFacts]:
-    """The ClusterCatalogs a ClusterExtension's selector matches (all, without a selector)."""
-    if not selector:
-        return list(catalogs)
-    return [c for c in catalogs if _selector_matches(selector, c.label_map(), where)]
 
 
 # -- ClusterExtension ----------------------------------------------------------------------------
@@ -198,21 +75,21 @@ def _channels(value: Any, where: str) -> tuple[str, ...]:
         raise InputError(where, "expected a list of channel names", "e.g. channels: [stable]")
     names = []
     for n, item in enumerate(value):
-        name = _string(item, f"{where}[{n}]", required=True)
+        name = string_field(item, f"{where}[{n}]", required=True)
         assert name is not None
         names.append(name)
     return tuple(dict.fromkeys(names))
 
 
 def _installed(data: Mapping[str, Any], package: str, where: str) -> InstalledBundle | None:
-    status = _mapping(data.get("status"), _at(where, "status"))
-    install = _mapping(status.get("install"), _at(where, "status.install"))
-    bundle = _mapping(install.get("bundle"), _at(where, "status.install.bundle"))
+    status = mapping_field(data.get("status"), field_at(where, "status"))
+    install = mapping_field(status.get("install"), field_at(where, "status.install"))
+    bundle = mapping_field(install.get("bundle"), field_at(where, "status.install.bundle"))
     if not bundle:
         return None
-    at = _at(where, "status.install.bundle")
-    name = _string(bundle.get("name"), f"{at}.name", required=True)
-    text = _string(bundle.get("version"), f"{at}.version", required=True)
+    at = field_at(where, "status.install.bundle")
+    name = string_field(bundle.get("name"), f"{at}.name", required=True)
+    text = string_field(bundle.get("version"), f"{at}.version", required=True)
     assert text is not None
     try:
         version = Version.parse(text)  # OLM v1 parses it strictly (blang Parse)
@@ -225,27 +102,27 @@ def extension_from_object(
     data: Mapping[str, Any], where: str, catalogs: Sequence[ClusterCatalogFacts]
 ) -> RequiredPackage:
     """One ClusterExtension as a required package under OLM v1's terms."""
-    metadata = _mapping(data.get("metadata"), _at(where, "metadata"))
-    name = _string(metadata.get("name"), _at(where, "metadata.name")) or where
-    spec = _mapping(data.get("spec"), _at(where, "spec"), required=True)
-    only_fields(spec, _SPEC_FIELDS, _at(where, "spec"))
-    source = _mapping(spec.get("source"), _at(where, "spec.source"), required=True)
-    only_fields(source, _SOURCE_FIELDS, _at(where, "spec.source"))
+    metadata = mapping_field(data.get("metadata"), field_at(where, "metadata"))
+    name = string_field(metadata.get("name"), field_at(where, "metadata.name")) or where
+    spec = mapping_field(data.get("spec"), field_at(where, "spec"), required=True)
+    only_fields(spec, _SPEC_FIELDS, field_at(where, "spec"))
+    source = mapping_field(spec.get("source"), field_at(where, "spec.source"), required=True)
+    only_fields(source, _SOURCE_FIELDS, field_at(where, "spec.source"))
     source_type = source.get("sourceType")
     if source_type != "Catalog":
         raise InputError(
-            _at(where, "spec.source.sourceType"),
+            field_at(where, "spec.source.sourceType"),
             "required field"
             if source_type is None
             else f"unknown sourceType {excerpt(source_type)}",
             "OLM v1 knows sourceType: Catalog",
         )
-    at = _at(where, "spec.source.catalog")
-    catalog = _mapping(source.get("catalog"), at, required=True)
+    at = field_at(where, "spec.source.catalog")
+    catalog = mapping_field(source.get("catalog"), at, required=True)
     only_fields(catalog, _CATALOG_FIELDS, at)
-    package = _string(catalog.get("packageName"), f"{at}.packageName", required=True)
+    package = string_field(catalog.get("packageName"), f"{at}.packageName", required=True)
     assert package is not None
-    version_text = _string(catalog.get("version"), f"{at}.version")
+    version_text = string_field(catalog.get("version"), f"{at}.version")
     constraint = None
     if version_text is not None:
         try:
@@ -270,7 +147,9 @@ def extension_from_object(
             "matches no ClusterCatalog",
             f"catalogs: {known} (each carries the label {NAME_LABEL}: <its name>)",
         )
-    service_account = _mapping(spec.get("serviceAccount"), _at(where, "spec.serviceAccount"))
+    service_account = mapping_field(
+        spec.get("serviceAccount"), field_at(where, "spec.serviceAccount")
+    )
     terms = ExtensionTerms(
         name=name,
         channels=_channels(catalog.get("channels"), f"{at}.channels"),
@@ -281,9 +160,9 @@ def extension_from_object(
         unselected=tuple(
             CatalogChoice(c.name, c.priority) for c in catalogs if c.available and c not in chosen
         ),
-        namespace=_string(spec.get("namespace"), _at(where, "spec.namespace")),
-        service_account=_string(
-            service_account.get("name"), _at(where, "spec.serviceAccount.name")
+        namespace=string_field(spec.get("namespace"), field_at(where, "spec.namespace")),
+        service_account=string_field(
+            service_account.get("name"), field_at(where, "spec.serviceAccount.name")
         ),
     )
     return RequiredPackage(
@@ -292,33 +171,6 @@ def extension_from_object(
         text=f"ClusterExtension {name}",
         extension=terms,
     )
-
-
-def merge_catalogs(
-    described: Iterable[ClusterCatalogFacts], content: Sequence[tuple[str, int]]
-) -> tuple[list[ClusterCatalogFacts], list[str]]:
-    """The ClusterCatalogs a request resolves on: one per catalog whose content deppy has
-    (``content``: name and the priority given with it), with the labels, priority and
-    availability of the ClusterCatalog document of that name when the file has one (a stated
-    ``spec.priority`` wins over the command line's). Also warnings for described catalogs
-    without content."""
-    by_name = {c.name: c for c in described}
-    merged = []
-    for name, priority in content:
-        facts = by_name.get(name)
-        if facts is None:
-            merged.append(ClusterCatalogFacts(name, priority=priority))
-        elif not facts.priority_stated:
-            merged.append(replace(facts, priority=priority))
-        else:
-            merged.append(facts)
-    names = {name for name, _ in content}
-    warnings = [
-        f"ClusterCatalog {c.name}: no content for it (give --catalog DIR={c.name}); not used"
-        for c in by_name.values()
-        if c.name not in names
-    ]
-    return merged, warnings
 
 
 def request_from_objects(
@@ -340,23 +192,23 @@ def request_from_objects(
         if data is None:
             continue
         if not isinstance(data, Mapping):
-            raise InputError(_at(where, f"document {index + 1}"), "expected a mapping")
+            raise InputError(field_at(where, f"document {index + 1}"), "expected a mapping")
         kind = data.get("kind")
         if not is_olmv1_document(data):
             continue  # a Namespace or a ServiceAccount beside them, as in OLM v1's samples
         if data.get("apiVersion") != API_VERSION:
             raise InputError(
-                _at(where, f"{_document_name(data, str(kind), index)}: apiVersion"),
+                field_at(where, f"{_document_name(data, str(kind), index)}: apiVersion"),
                 f"expected {API_VERSION!r}, got {excerpt(data.get('apiVersion'))}",
             )
-        here = _at(where, _document_name(data, str(kind), index))
+        here = field_at(where, _document_name(data, str(kind), index))
         if kind == "ClusterCatalog":
             in_file.append(catalog_from_object(data, here))
         elif kind == "ClusterExtension":
             extensions.append((data, here))
         else:
             raise InputError(
-                _at(where, f"document {index + 1}: kind"),
+                field_at(where, f"document {index + 1}: kind"),
                 f"unknown kind {excerpt(kind)}",
                 "deppy reads ClusterExtension and ClusterCatalog",
             )
@@ -374,14 +226,8 @@ def request_from_objects(
 
 
 __all__ = [
-    "API_VERSION",
-    "NAME_LABEL",
-    "ClusterCatalogFacts",
     "ExtensionRequest",
-    "catalog_from_object",
     "extension_from_object",
     "is_olmv1_document",
-    "merge_catalogs",
     "request_from_objects",
-    "selected_catalogs",
 ]

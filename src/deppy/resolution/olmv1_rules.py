@@ -146,17 +146,20 @@ def _outcome(
         if terms.channels:
             wanted = set(terms.channels)
             channels = [c for c in channels if c.name in wanted]
-            bundles_in_channels = [b for b in bundles if in_any_channel(channels)(b)]
+            offered = in_any_channel(channels)
+            bundles_in_channels = [b for b in bundles if offered(b)]
         else:
             bundles_in_channels = bundles
         in_range = bundles_in_channels
         if terms.constraint is not None:
-            in_range = [b for b in in_range if in_constraint(terms.constraint)(b)]
+            allowed = in_constraint(terms.constraint)
+            in_range = [b for b in in_range if allowed(b)]
         matched = in_range
         installed = terms.installed
         if installed is not None and terms.policy != SELF_CERTIFIED:
             name = installed.bundle or f"{installed.package}.v{installed.version}"
-            matched = [b for b in matched if successor_of(name, installed.version, channels)(b)]
+            follows = successor_of(name, installed.version, channels)
+            matched = [b for b in matched if follows(b)]
         ordered = sort_newest_first(matched, deprecated)
         matched_by_catalog[choice.name] = ordered
         best = ordered[0] if ordered else None

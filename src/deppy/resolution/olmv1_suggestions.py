@@ -12,7 +12,7 @@ from typing import Any
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 from deppy.catalog.semver.release import version_release_key
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.olmv1_request import NAME_LABEL
+from deppy.resolution.olmv1_catalogs import NAME_LABEL
 from deppy.resolution.olmv1_rules import extension_outcome
 from deppy.resolution.request import SELF_CERTIFIED, CatalogChoice, ExtensionTerms, RequiredPackage
 from deppy.resolution.suggestions import ChangeExtension

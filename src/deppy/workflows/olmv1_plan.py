@@ -16,7 +16,7 @@ from typing import Any
 
 from deppy.errors import InputError
 from deppy.resolution.answer import Resolution, SelectedBundle
-from deppy.resolution.olmv1_request import API_VERSION, NAME_LABEL
+from deppy.resolution.olmv1_catalogs import API_VERSION, NAME_LABEL
 from deppy.resolution.request import ExtensionTerms
 
 DEPENDENCY_PROPERTIES = ("olm.package.required", "olm.gvk.required", "olm.constraint")
