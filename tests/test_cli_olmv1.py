@@ -410,3 +410,18 @@ def test_a_dependency_that_cannot_be_met_moves_to_the_next_candidate(tmp_path: P
     (item,) = json.loads(out)["selection"]
     assert item["version"] == "1.0.0"
     assert "not the preferred 2.0.0" in err and "db >=5.0.0" in err
+
+
+def test_without_catalog_flags_the_stored_catalogs_are_the_clustercatalogs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As for deppy's own requests, no --catalog means the stored catalogs (here none: the
+    embedded example), each a ClusterCatalog of its name and priority."""
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    doc = extension()
+    doc["spec"]["source"]["catalog"]["packageName"] = "prometheus-operator"
+    doc["spec"]["source"]["catalog"]["version"] = "~0.65"
+    code, out, _ = run("-f", write(tmp_path, doc), "-o", "json")
+    assert code == 0
+    (item,) = json.loads(out)["selection"]
+    assert (item["version"], item["catalog"]) == ("0.65.1", "embedded")

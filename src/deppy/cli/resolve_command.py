@@ -40,6 +40,7 @@ from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
 from deppy.workflows.olmv1 import (
     extension_request,
+    extension_request_on,
     extension_request_on_cluster,
     olmv1_documents,
 )
@@ -184,8 +185,8 @@ def resolve_cmd(
         extension_notes: tuple[str, ...] = ()
         documents = olmv1_documents(request_file) if request_file is not None else None
         state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
-        if documents is not None and state is not None:
-            request = ResolutionRequest(rules="olmv1")  # the cluster's catalogs come first
+        if documents is not None and (state is not None or not catalog_specs):
+            request = ResolutionRequest(rules="olmv1")  # the catalogs come first
         elif documents is not None and request_file is not None:
             olm, catalog_specs = extension_request(documents, str(request_file), catalog_specs)
             request, extension_notes = olm.request, olm.warnings
@@ -201,7 +202,7 @@ def resolve_cmd(
             one_step=one_step or request.one_step,
             rules=request.rules,
         )
-        if state is None and not request.required and not request.installed:
+        if state is None and documents is None and not request.required and not request.installed:
             raise click.UsageError(
                 "nothing to resolve: give --require/--installed, -f FILE or a cluster "
                 "(--cluster/--kubeconfig)"
@@ -217,6 +218,10 @@ def resolve_cmd(
                 catalog_specs = []
             with spinner("loading catalogs…"):
                 catalog_set = load_catalogs(catalog_specs, report=report, sources=request.sources)
+            if documents is not None and not catalog_specs:  # the stored catalogs, as they are
+                olm = extension_request_on(documents, str(request_file), catalog_set)
+                request = replace(request, required=olm.request.required + request.required)
+                notes = notes + olm.warnings
         else:
             from deppy.workflows.cluster_input import cluster_input
 

@@ -124,7 +124,7 @@ def _extension_upgrades(
     from deppy.errors import InputError
     from deppy.resolution.request_parsing import parse_catalog
     from deppy.workflows.catalog_loading import load_catalogs
-    from deppy.workflows.olmv1 import extension_request, olmv1_documents
+    from deppy.workflows.olmv1 import extension_request, extension_request_on, olmv1_documents
     from deppy.workflows.olmv1_upgrades import extension_upgrades
 
     documents = olmv1_documents(path)
@@ -132,7 +132,11 @@ def _extension_upgrades(
         raise InputError(str(path), "no ClusterExtension in the file", "give OLM v1 objects")
     warnings_to = stderr(quiet=output != "text")
     given = [parse_catalog(c) for c in catalogs]
-    if state is None:
+    if state is None and not given:  # the stored catalogs, as they are
+        source = load_catalogs([], report=warnings_to)
+        found = extension_request_on(documents, str(path), source)
+        request, notes = found.request, found.warnings
+    elif state is None:
         found, specs = extension_request(documents, str(path), given)
         source = load_catalogs(specs, report=warnings_to)
         request, notes = found.request, found.warnings

@@ -21,11 +21,12 @@ from deppy.pipeline.timing import NodeTimes
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_installed, parse_version
-from deppy.service.bodies import catalog_priorities, parse_request
+from deppy.service.bodies import parse_request
 from deppy.service.context import Service, cli_json, service_of
 from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.service.svg import resolution_graph_svg
+from deppy.workflows.olmv1 import catalog_priorities
 from deppy.workflows.resolution_graph import resolution_graph
 from deppy.workflows.resolve import resolve_with_options
 from deppy.workflows.upgrades import upgrade_reports

@@ -16,7 +16,6 @@ from typing import Any
 
 import orjson
 
-from deppy.catalog.catalog_set import BundleSource, CatalogSet
 from deppy.errors import InputError
 from deppy.input_limits import UnsafeInput, json_value
 from deppy.resolution.request import ResolutionRequest
@@ -103,13 +102,6 @@ def parse_request(
             fix='add required("PACKAGE") or installed("PACKAGE", "VERSION")',
         )
     return request
-
-
-def catalog_priorities(source: BundleSource) -> dict[str, int]:
-    """Each loaded catalog's priority (a ClusterExtension body's ClusterCatalogs are those)."""
-    if isinstance(source, CatalogSet):
-        return {c.name: c.priority for c in source.catalogs}
-    return {}
 
 
 def _extension_request(

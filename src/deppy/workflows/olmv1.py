@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
 from deppy.cluster import ClusterState
 from deppy.cluster.objects import name_of
 from deppy.cluster.state import catalog_name_map
@@ -21,6 +22,7 @@ from deppy.resolution.olmv1_request import (
 )
 from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.request_parsing import CatalogSpec
+from deppy.store.source import StoreSource
 from deppy.workflows.cluster_input import ClusterInput
 
 
@@ -83,6 +85,25 @@ def extension_request(
     return found, adjusted
 
 
+def catalog_priorities(source: BundleSource) -> dict[str, int]:
+    """Each catalog's priority, where the source keeps it (catalogs in memory, the store)."""
+    if isinstance(source, CatalogSet):
+        return {c.name: c.priority for c in source.catalogs}
+    if isinstance(source, StoreSource):
+        return source.priorities()
+    return {}
+
+
+def extension_request_on(
+    documents: Sequence[Any], where: str, source: BundleSource
+) -> ExtensionRequest:
+    """The OLM v1 request on catalogs already loaded (the stored ones, when no ``--catalog``
+    is given; the service's): each is a ClusterCatalog of its name and priority."""
+    priorities = catalog_priorities(source)
+    content = [(name, priorities.get(name, 0)) for name in source.names()]
+    return request_from_objects(documents, where, content)
+
+
 def extension_request_on_cluster(
     documents: Sequence[Any],
     where: str,
@@ -130,7 +151,9 @@ def extension_request_on_cluster(
 
 __all__ = [
     "catalog_name",
+    "catalog_priorities",
     "extension_request",
+    "extension_request_on",
     "extension_request_on_cluster",
     "olmv1_documents",
     "olmv1_documents_of",
