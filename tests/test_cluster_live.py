@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,23 @@ def olm(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         clone["metadata"]["labels"] = {f"operators.coreos.com/my-rabbit.{clash}": ""}
         _apply(kube, [clone])
         yield OLMCluster(kube, address, subs, hand, clash, broken)
+
+
+@contextmanager
+def _kinds(kube: KubeCluster, crds: list[Path], plural: tuple[str, ...]) -> Iterator[None]:
+    """The CRDs applied and established for the test; afterwards every object of ``plural``
+    and the CRDs are removed (they are cluster-scoped: other tests must not see them)."""
+    try:
+        for crd in crds:
+            kube.kubectl("apply", "-f", str(crd))
+        names = [f"crd/{p.name.removesuffix('.yaml')}" for p in crds]
+        kube.kubectl("wait", "--for=condition=established", "--timeout=60s", *names)
+        yield
+    finally:
+        for name in plural:
+            kube.kubectl("delete", name, "--all", "--ignore-not-found", check=False)
+        for crd in crds:
+            kube.kubectl("delete", "-f", str(crd), "--ignore-not-found", check=False)
 
 
 def _json(result: Result) -> Any:
@@ -293,42 +311,88 @@ def test_olm_v1_and_openshift_objects_are_read_too(olm: OLMCluster, tmp_path: Pa
     ClusterVersion; the cluster-scoped test objects and their CRDs are removed afterwards."""
     crds = [p for p in sorted(OLM_CRDS.iterdir()) if "operators.coreos.com" not in p.name]
     hub = load_subset(tmp_path / "hub", name="hub", priority=20)
-    with http_catalog(hub) as base:
-        try:
-            for crd in crds:
-                olm.kube.kubectl("apply", "-f", str(crd))
-            names = [f"crd/{p.name.removesuffix('.yaml')}" for p in crds]
-            olm.kube.kubectl("wait", "--for=condition=established", "--timeout=60s", *names)
-            _apply(olm.kube, [
-                {"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterCatalog",
-                 "metadata": {"name": "hub"}, "spec": {"priority": 20},
-                 "status": {"urls": {"base": base}}},
-                {"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
-                 "metadata": {"name": "pelorus"},
-                 "spec": {"source": {"sourceType": "Catalog", "catalog": {
-                     "packageName": "pelorus-operator", "channels": ["alpha"]}}},
-                 "status": {"install": {"bundle": {"name": "pelorus-operator.v0.0.9",
-                                                   "version": "0.0.9"}}}},
-                {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
-                 "metadata": {"name": "version"},
-                 "status": {"desired": {"version": "4.19.0"},
-                            "history": [{"state": "Completed", "version": "4.18.3"}]}},
-            ])  # fmt: skip
-            document = yaml.safe_load(olm.live("cluster", "export").stdout)
-            assert document["cluster"]["openshiftVersion"] == "4.18.3"
-            assert [c["metadata"]["name"] for c in document["clusterCatalogs"]] == ["hub"]
-            assert [c["metadata"]["name"] for c in document["clusterExtensions"]] == ["pelorus"]
-            data = _json(olm.live("resolve", "--namespace", olm.subs, "-o", "json"))
-            pelorus = next(s for s in data["selection"] if s["package"] == "pelorus-operator")
-            assert pelorus["catalog"] == "hub"  # the ClusterCatalog, read over HTTP, priority 20
-            assert pelorus["reasons"] == ["installed: pelorus-operator 0.0.9 (channel alpha)"]
-            assert not any("ClusterCatalog hub" in w for w in data["warnings"])
-            ahead = _json(
-                olm.live("resolve", "--namespace", olm.subs, "--dry-run-next", "-o", "json")
-            )
-            assert "4.19" in json.dumps(ahead)  # OpenShift 4.18 (the cluster's) -> 4.19
-        finally:
-            for name in ("clustercatalogs", "clusterextensions", "clusterversions"):
-                olm.kube.kubectl("delete", name, "--all", "--ignore-not-found", check=False)
-            for crd in crds:
-                olm.kube.kubectl("delete", "-f", str(crd), "--ignore-not-found", check=False)
+    kinds = ("clustercatalogs", "clusterextensions", "clusterversions")
+    with http_catalog(hub) as base, _kinds(olm.kube, crds, kinds):
+        _apply(olm.kube, [
+            {"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterCatalog",
+             "metadata": {"name": "hub"}, "spec": {"priority": 20},
+             "status": {"urls": {"base": base}}},
+            {"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
+             "metadata": {"name": "pelorus"},
+             "spec": {"source": {"sourceType": "Catalog", "catalog": {
+                 "packageName": "pelorus-operator", "channels": ["alpha"]}}},
+             "status": {"install": {"bundle": {"name": "pelorus-operator.v0.0.9",
+                                               "version": "0.0.9"}}}},
+            {"apiVersion": "config.openshift.io/v1", "kind": "ClusterVersion",
+             "metadata": {"name": "version"},
+             "status": {"desired": {"version": "4.19.0"},
+                        "history": [{"state": "Completed", "version": "4.18.3"}]}},
+        ])  # fmt: skip
+        document = yaml.safe_load(olm.live("cluster", "export").stdout)
+        assert document["cluster"]["openshiftVersion"] == "4.18.3"
+        assert [c["metadata"]["name"] for c in document["clusterCatalogs"]] == ["hub"]
+        assert [c["metadata"]["name"] for c in document["clusterExtensions"]] == ["pelorus"]
+        data = _json(olm.live("resolve", "--namespace", olm.subs, "-o", "json"))
+        pelorus = next(s for s in data["selection"] if s["package"] == "pelorus-operator")
+        assert pelorus["catalog"] == "hub"  # the ClusterCatalog, read over HTTP, priority 20
+        assert pelorus["reasons"] == ["installed: pelorus-operator 0.0.9 (channel alpha)"]
+        assert not any("ClusterCatalog hub" in w for w in data["warnings"])
+        ahead = _json(olm.live("resolve", "--namespace", olm.subs, "--dry-run-next", "-o", "json"))
+        assert "4.19" in json.dumps(ahead)  # OpenShift 4.18 (the cluster's) -> 4.19
+
+
+def test_a_clusterextension_request_takes_the_live_clustercatalogs(
+    olm: OLMCluster, tmp_path: Path
+) -> None:
+    """OLM v1 on a live cluster: a ClusterExtension file resolved with --kubeconfig takes the
+    ClusterCatalogs' content over HTTP, their labels (selector), priority and availability, and
+    the installed bundle of the cluster's ClusterExtension of the same name."""
+    crds = [p for p in sorted(OLM_CRDS.iterdir()) if "olm.operatorframework.io" in p.name]
+    hub = load_subset(tmp_path / "hub", name="hub", priority=20)
+    mirror = load_subset(tmp_path / "mirror", name="mirror", priority=0)
+    request = tmp_path / "pelorus.yaml"
+
+    def ask(selector: dict[str, Any] | None = None) -> Result:
+        catalog: dict[str, Any] = {"packageName": "pelorus-operator"}
+        if selector:
+            catalog["selector"] = selector
+        extension = {
+            "apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
+            "metadata": {"name": "pelorus"},
+            "spec": {"namespace": "pelorus", "serviceAccount": {"name": "installer"},
+                     "source": {"sourceType": "Catalog", "catalog": catalog}},
+        }  # fmt: skip
+        request.write_text(yaml.safe_dump(extension), encoding="utf-8")
+        return olm.live("resolve", "-f", str(request), "--namespace", olm.subs, "-o", "json")
+
+    def cluster_catalog(name: str, base: str, tier: str, priority: int, mode: str) -> Any:
+        return {
+            "apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterCatalog",
+            "metadata": {"name": name, "labels": {"tier": tier}},
+            "spec": {"priority": priority, "availabilityMode": mode},
+            "status": {"urls": {"base": base}},
+        }  # fmt: skip
+
+    kinds = ("clustercatalogs", "clusterextensions")
+    catalogs = http_catalog(hub), http_catalog(mirror)
+    with catalogs[0] as hub_base, catalogs[1] as mirror_base, _kinds(olm.kube, crds, kinds):
+        _apply(olm.kube, [
+            cluster_catalog("hub", hub_base, "gold", 20, "Available"),
+            cluster_catalog("mirror", mirror_base, "bronze", 0, "Available"),
+            {"apiVersion": "olm.operatorframework.io/v1", "kind": "ClusterExtension",
+             "metadata": {"name": "pelorus"},
+             "spec": {"source": {"sourceType": "Catalog", "catalog": {
+                 "packageName": "pelorus-operator"}}},
+             "status": {"install": {"bundle": {"name": "pelorus-operator.v0.0.9",
+                                               "version": "0.0.9"}}}},
+        ])  # fmt: skip
+        data = _json(ask())
+        pelorus = next(s for s in data["selection"] if s["package"] == "pelorus-operator")
+        assert (pelorus["catalog"], pelorus["action"]) == ("hub", "keep")  # priority 20
+        data = _json(ask({"matchLabels": {"tier": "bronze"}}))
+        pelorus = next(s for s in data["selection"] if s["package"] == "pelorus-operator")
+        assert pelorus["catalog"] == "mirror"
+        _apply(olm.kube, [cluster_catalog("mirror", mirror_base, "bronze", 0, "Unavailable")])
+        data = _json(ask({"matchLabels": {"tier": "bronze"}}))
+        assert not data["resolved"]
+        assert "no ClusterCatalog was selected" in json.dumps(data["explanation"])

@@ -197,3 +197,48 @@ def test_a_misnamed_package_offers_the_names_meant_and_one_resolves(
     wait_for(driver, "#selection table")
     field = driver.find_element(By.ID, "required-0-name")  # type: ignore[attr-defined]
     assert field.get_attribute("value") == "keycloak-operator"
+
+
+CLUSTER_EXTENSION = """apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata:
+  name: argocd
+spec:
+  namespace: argocd
+  serviceAccount:
+    name: argocd-installer
+  source:
+    sourceType: Catalog
+    catalog:
+      packageName: argocd-operator
+      version: VERSION
+"""
+
+
+def test_a_pasted_clusterextension_is_explained_then_resolved(
+    server: str, browser: object, shots: Path
+) -> None:
+    """OLM v1: ClusterExtension YAML pasted on the resolve page gets OLM v1's message with
+    ways out in its own fields; with a version that exists, the answer."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(f"{server}/#/resolve")  # type: ignore[attr-defined]
+    wait_for(driver, "#resolve-form")
+    driver.find_element(By.CSS_SELECTOR, "#olmv1 summary").click()  # type: ignore[attr-defined]
+    area = wait_for(driver, "#clusterextension")
+    area.send_keys(CLUSTER_EXTENSION.replace("VERSION", '"0.6.0"'))  # type: ignore[attr-defined]
+    driver.find_element(By.ID, "clusterextension-button").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#explanation")
+    text = driver.find_element(By.ID, "explanation").text  # type: ignore[attr-defined]
+    assert 'no bundles found for package "argocd-operator" matching version "0.6.0"' in text
+    assert "set spec.source.catalog.version" in text
+    driver.save_screenshot(str(shots / "07-clusterextension-explained.png"))  # type: ignore[attr-defined]
+    area = driver.find_element(By.ID, "clusterextension")  # type: ignore[attr-defined]
+    area.clear()
+    area.send_keys(CLUSTER_EXTENSION.replace("VERSION", '">=0.13.0, <0.14"'))
+    driver.find_element(By.ID, "clusterextension-button").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#selection table")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#selection tbody tr")  # type: ignore[attr-defined]
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["0.13.0"]
+    driver.save_screenshot(str(shots / "08-clusterextension-resolved.png"))  # type: ignore[attr-defined]

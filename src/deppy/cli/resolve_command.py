@@ -11,7 +11,7 @@ import click
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import MIN_LINES, dump, render
-from deppy.cli.data_output import SETTINGS, say, warn_within
+from deppy.cli.data_output import SETTINGS, emit, say, warn_within
 from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.spinner import spinner
@@ -27,6 +27,7 @@ from deppy.cli.workflow_options import (
     warn,
 )
 from deppy.explain.render import SCREEN_LINES, explanation_as_short_text
+from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -37,6 +38,12 @@ from deppy.resolution.request_parsing import (
 )
 from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
+from deppy.workflows.olmv1 import (
+    extension_request,
+    extension_request_on,
+    extension_request_on_cluster,
+    olmv1_documents,
+)
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -56,6 +63,7 @@ Examples:
   deppy resolve --catalog ./catalog=community --require 'etcd@>=0.9.0,channel=alpha'
   deppy resolve --catalog ./catalog --installed etcd@0.9.2,channel=alpha --require etcd
   deppy resolve -f request.yaml -o json
+  deppy resolve -f clusterextension.yaml --catalog ./catalog=operatorhubio
   deppy resolve --kubeconfig ~/.kube/config --require cert-manager
   deppy resolve --cluster cluster.yaml --dry-run-next
 """
@@ -94,9 +102,21 @@ Examples:
     "--file",
     "request_file",
     type=click.Path(path_type=Path),
-    help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
+    help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...), or OLM v1 "
+    "ClusterExtension documents (with ClusterCatalog documents for labels and priorities).",
 )
-@output_option("text", "json", "yaml", "html", "table")
+@output_option("text", "json", "yaml", "html", "table", "clusterextensions")
+@click.option(
+    "--install-namespace",
+    metavar="NS",
+    help="-o clusterextensions: the namespace of a ClusterExtension whose request names none "
+    "(a dependency deppy adds takes its requester's).",
+)
+@click.option(
+    "--service-account",
+    metavar="NAME",
+    help="-o clusterextensions: the service account, likewise.",
+)
 @quiet_option
 @timeout_option("Give up after this many seconds (loading and output included).")
 @click.option(
@@ -152,6 +172,8 @@ def resolve_cmd(
     cluster_namespace: str | None,
     dry_run_next: str | None,
     one_step: bool,
+    install_namespace: str | None,
+    service_account: str | None,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -160,7 +182,15 @@ def resolve_cmd(
     with whole_command(timeout) as deadline:
         catalog_specs = [parse_catalog(spec) for spec in catalogs]
         request = ResolutionRequest()
-        if request_file is not None:
+        extension_notes: tuple[str, ...] = ()
+        documents = olmv1_documents(request_file) if request_file is not None else None
+        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+        if documents is not None and (state is not None or not catalog_specs):
+            request = ResolutionRequest(rules="olmv1")  # the catalogs come first
+        elif documents is not None and request_file is not None:
+            olm, catalog_specs = extension_request(documents, str(request_file), catalog_specs)
+            request, extension_notes = olm.request, olm.warnings
+        elif request_file is not None:
             request, from_file = load_request_file(request_file)
             catalog_specs = catalog_specs or from_file
         request = ResolutionRequest(
@@ -170,9 +200,9 @@ def resolve_cmd(
             sources=request.sources + sources,
             exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
             one_step=one_step or request.one_step,
+            rules=request.rules,
         )
-        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
-        if state is None and not request.required and not request.installed:
+        if state is None and documents is None and not request.required and not request.installed:
             raise click.UsageError(
                 "nothing to resolve: give --require/--installed, -f FILE or a cluster "
                 "(--cluster/--kubeconfig)"
@@ -180,7 +210,7 @@ def resolve_cmd(
         pipeline = check_pipeline(pipeline_file)
         text = output in ("text", "table")
         report = stderr(quiet=not text)
-        notes: tuple[str, ...] = ()
+        notes: tuple[str, ...] = extension_notes
         if state is None:
             named = only_stored_names(catalog_specs)
             if named:  # the whole store, read in part: a way out may add another of its catalogs
@@ -188,6 +218,10 @@ def resolve_cmd(
                 catalog_specs = []
             with spinner("loading catalogs…"):
                 catalog_set = load_catalogs(catalog_specs, report=report, sources=request.sources)
+            if documents is not None and not catalog_specs:  # the stored catalogs, as they are
+                olm = extension_request_on(documents, str(request_file), catalog_set)
+                request = replace(request, required=olm.request.required + request.required)
+                notes = notes + olm.warnings
         else:
             from deppy.workflows.cluster_input import cluster_input
 
@@ -195,7 +229,15 @@ def resolve_cmd(
                 found = cluster_input(
                     state, catalog_specs, namespace=cluster_namespace, report=report
                 )
-            catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
+            catalog_set = found.catalogs
+            if documents is not None:
+                olm, request = extension_request_on_cluster(
+                    documents, str(request_file), state, found, request
+                )
+                notes = notes + olm.warnings
+            else:
+                request = found.request(request)
+            notes = notes + found.warnings
             if not request.required and not request.installed:
                 raise click.UsageError(
                     f"nothing to resolve: {state.where} has no installed operator; give --require"
@@ -234,6 +276,15 @@ def resolve_cmd(
         else:
             for warning in resolution.warnings:
                 warn(warning)
+        if request.rules == "olmv1":
+            from deppy.workflows.olmv1_plan import extra_packages
+
+            for note in extra_packages(resolution):
+                warn(note)
+        if output == "clusterextensions":
+            raise SystemExit(
+                print_clusterextensions(resolution, install_namespace, service_account)
+            )
         facts: list[tuple[str, str]] = []
         if output == "html":
             from deppy.workflows.report_facts import report_facts
@@ -243,6 +294,22 @@ def resolve_cmd(
         if text and os.environ.get("DEPPY_TIMING"):
             say(f"resolved in {elapsed * 1000:.1f} ms", err=True)
         raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+
+
+def print_clusterextensions(
+    resolution: Resolution, namespace: str | None, service_account: str | None
+) -> int:
+    """The plan as ClusterExtension YAML (install order), or the explanation on stderr."""
+    if resolution.explanation is not None:
+        say(explanation_as_short_text(resolution.explanation), err=True)
+        return EXIT_UNRESOLVABLE
+    import yaml
+
+    from deppy.workflows.olmv1_plan import plan_documents, plan_extensions
+
+    planned = plan_extensions(resolution, namespace=namespace, service_account=service_account)
+    emit(yaml.safe_dump_all(plan_documents(planned), sort_keys=False).rstrip())
+    return 0
 
 
 def dry_run(

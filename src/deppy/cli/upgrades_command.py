@@ -4,6 +4,7 @@ there."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,6 +26,9 @@ from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
 from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 
+if TYPE_CHECKING:
+    from deppy.cluster import ClusterState
+
 SHOWN_UPDATES = 10
 
 
@@ -36,11 +40,20 @@ SHOWN_UPDATES = 10
     metavar="SPEC",
     help="PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME] (repeatable).",
 )
+@click.option(
+    "-f",
+    "--file",
+    "extension_file",
+    type=click.Path(path_type=Path),
+    help="Installed ClusterExtensions (status.install.bundle): what OLM v1 moves each to under "
+    "its upgradeConstraintPolicy, and the path over reconciliations.",
+)
 @catalog_options
 @cluster_options
 @cluster_input_options
 @output_option("text", "json", "yaml")
 def upgrades_cmd(
+    extension_file: Path | None,
     installed: tuple[str, ...],
     catalogs: tuple[str, ...],
     sources: tuple[str, ...],
@@ -62,9 +75,11 @@ def upgrades_cmd(
     With --ocp-version/--kube-version, updates the cluster cannot run are marked and the path
     leads to the newest one it can run.
     """
+    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+    if extension_file is not None:
+        raise SystemExit(_extension_upgrades(extension_file, catalogs, output, state))
     specs = [parse_installed(spec) for spec in installed]
     cluster = cluster_facts(ocp_version, kube_version)
-    state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
     notes: tuple[str, ...] = ()
     if state is None:
         if not specs:
@@ -102,6 +117,66 @@ def upgrades_cmd(
             say("")
         for line in _report_lines(report):
             say(line)
+
+
+def _extension_upgrades(
+    path: Path, catalogs: tuple[str, ...], output: str, state: ClusterState | None
+) -> int:
+    from deppy.errors import InputError
+    from deppy.resolution.request_parsing import parse_catalog
+    from deppy.workflows.catalog_loading import load_catalogs
+    from deppy.workflows.olmv1 import extension_request, extension_request_on, olmv1_documents
+    from deppy.workflows.olmv1_upgrades import extension_upgrades
+
+    documents = olmv1_documents(path)
+    if documents is None:
+        raise InputError(str(path), "no ClusterExtension in the file", "give OLM v1 objects")
+    warnings_to = stderr(quiet=output != "text")
+    given = [parse_catalog(c) for c in catalogs]
+    if state is None and not given:  # the stored catalogs, as they are
+        source = load_catalogs([], report=warnings_to)
+        found = extension_request_on(documents, str(path), source)
+        request, notes = found.request, found.warnings
+    elif state is None:
+        found, specs = extension_request(documents, str(path), given)
+        source = load_catalogs(specs, report=warnings_to)
+        request, notes = found.request, found.warnings
+    else:
+        from deppy.workflows.cluster_input import cluster_input
+        from deppy.workflows.olmv1 import extension_request_on_cluster
+
+        read = cluster_input(state, given, report=warnings_to)
+        found, request = extension_request_on_cluster(documents, str(path), state, read)
+        source, notes = read.catalogs, found.warnings + read.warnings
+    for note in notes:
+        warn(note)
+    reports = extension_upgrades(source, request)
+    if output != "text":
+        dump([r.as_dict() for r in reports], output)
+        return 0
+    if not reports:
+        say("no ClusterExtension has an installed bundle (status.install.bundle)")
+    for n, report in enumerate(reports):
+        if n:
+            say("")
+        say(
+            f"ClusterExtension {report.extension}: {report.package} {report.installed_version} "
+            f"({report.installed}; {report.policy})"
+        )
+        if report.error is not None:
+            say(f"  OLM v1 finds no bundle: {report.error}")
+        elif report.next is None:
+            say("  up to date: OLM v1 keeps it")
+        else:
+            versions = [report.installed_version, *(str(b.version) for b in report.path)]
+            say(
+                f"  next: {report.next.version} ({report.next.name}, catalog {report.next.catalog})"
+            )
+            say(
+                f"  path: {path_text(tuple(versions))} ({len(report.path)} reconciliation"
+                f"{'s' if len(report.path) != 1 else ''})"
+            )
+    return 0
 
 
 def _report_lines(report: UpgradeReport) -> list[str]:

@@ -7,12 +7,13 @@ from dataclasses import replace
 
 from deppy.catalog.model import Bundle
 from deppy.catalog.semver import VersionRange
+from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 from deppy.errors import InputError
 from deppy.pipeline.states import PipelineResult
 from deppy.resolution.answer import Resolution, assemble
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.explanation import explain
-from deppy.resolution.request import RequiredPackage
+from deppy.resolution.request import ExtensionTerms, RequiredPackage
 from deppy.resolution.suggestions import Resolve
 from deppy.resolution.variables import Needs, OLMVariable, bundle_id
 from deppy.solver import AppliedConstraint, SolveTimeout
@@ -97,6 +98,7 @@ def _why_not(
         versions=VersionRange.exactly(best.version),
         versions_text=str(best.version),
         catalog=best.catalog,
+        extension=_pinned_extension(requirement, best),
     )
     required = (*request.required[:position], pinned, *request.required[position + 1 :])
     outcome = resolve(replace(request, required=required))
@@ -106,6 +108,17 @@ def _why_not(
         c.text for c in outcome.explanation.causes if not c.text.startswith("the requirement")
     ]
     return causes[0] if causes else None
+
+
+def _pinned_extension(requirement: RequiredPackage, best: Bundle) -> ExtensionTerms | None:
+    """A ClusterExtension's terms asking for exactly ``best`` (its version, its catalog)."""
+    terms = requirement.extension
+    if terms is None:
+        return None
+    catalogs = tuple(c for c in terms.catalogs if c.name == best.catalog)
+    return replace(
+        terms, constraint=ExtensionConstraint.parse(str(best.version)), catalogs=catalogs
+    )
 
 
 def resolution_of_core(

@@ -26,6 +26,7 @@ from deppy.service.context import Service, cli_json, service_of
 from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.service.svg import resolution_graph_svg
+from deppy.workflows.olmv1 import catalog_priorities
 from deppy.workflows.resolution_graph import resolution_graph
 from deppy.workflows.resolve import resolve_with_options
 from deppy.workflows.upgrades import upgrade_reports
@@ -56,7 +57,9 @@ def _resolve(
 ) -> Resolution:
     times = NodeTimes()
     with service.metrics.resolution() as seen, service.catalogs.lease() as loaded:
-        request = parse_request(body, content_type, loaded.source.names())
+        request = parse_request(
+            body, content_type, loaded.source.names(), catalog_priorities(loaded.source)
+        )
         resolution = service.gate.run(
             lambda left: resolve_with_options(
                 loaded.source, request, timeout=left, pipeline=None, trace=trace, times=times
@@ -74,7 +77,9 @@ def _dry_run(
     from deppy.workflows.whatif import parse_next, what_if
 
     with service.metrics.resolution() as seen, service.catalogs.lease() as loaded:
-        request = parse_request(body, content_type, loaded.source.names())
+        request = parse_request(
+            body, content_type, loaded.source.names(), catalog_priorities(loaded.source)
+        )
         try:
             target = parse_next(value, request.cluster)
         except InputError as error:

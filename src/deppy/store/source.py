@@ -234,6 +234,10 @@ class StoreSource:
     def names(self) -> list[str]:
         return [c.name for c in self._ordered]
 
+    def priorities(self) -> dict[str, int]:
+        """Each catalog's priority as stored (OLM v1 requests tell equal priorities apart)."""
+        return {c.name: c.priority for c in self._ordered}
+
     def restricted(self, names: Sequence[str]) -> BundleSource:
         """Only the named catalogs (the request's ``sources``), among this source's."""
         _select(self._ordered, names)

@@ -23,7 +23,11 @@ from deppy.errors import DeppyError
 from deppy.explain import Explanation, Suggestion
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ResolutionRequest
-from deppy.resolution.suggestions import ReplaceRequirement, suggestion
+from deppy.resolution.suggestions import (
+    ChangeExtension,
+    ReplaceRequirement,
+    suggestion,
+)
 from deppy.workflows.search import search
 
 __all__ = ["closest_packages", "did_you_mean", "with_names_suggested"]
@@ -79,8 +83,13 @@ def with_names_suggested(
                 break
             meant = f"{name} ({display})" if display and display != name else name
             ranged = f"{name}@{requirement.versions_text}" if requirement.versions_text else name
-            for spec in dict.fromkeys((ranged, name)):
-                change = ReplaceRequirement(index, spec, ask=meant)
+            changes: list[ReplaceRequirement | ChangeExtension] = [
+                ReplaceRequirement(index, spec, ask=meant) for spec in dict.fromkeys((ranged, name))
+            ]
+            if requirement.extension is not None:  # OLM v1: the field to change
+                why = f"did you mean {meant}?"
+                changes = [ChangeExtension(index, "packageName", name, requirement.extension, why)]
+            for change in changes:
                 try:
                     changed = change.apply(request)
                 except DeppyError:

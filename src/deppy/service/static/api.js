@@ -43,3 +43,13 @@ export async function post(path, body) {
   });
   return answer(response);
 }
+
+// A YAML document as it was written (a ClusterExtension pasted on the resolve page).
+export async function postText(path, text, type = "application/yaml") {
+  const response = await fetch(`/api/v1${path}`, {
+    method: "POST",
+    headers: headers({ "Content-Type": type }),
+    body: text,
+  });
+  return answer(response);
+}

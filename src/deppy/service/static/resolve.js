@@ -1,7 +1,7 @@
 // The resolve page: a form (required, installed, cluster, catalogs, exclusions) → the selection
 // in install order and who brought in whom; or, with no answer, the explanation with each
 // suggestion that changes the request as a button that re-runs it with that change.
-import { get, post } from "./api.js";
+import { get, post, postText } from "./api.js";
 import { bundleHref, h, link, pkgHref, problemBox, svg, table } from "./dom.js";
 
 const FIELDS = {
@@ -111,18 +111,32 @@ function form(state, catalogs) {
           state.sources = (state.sources || []).filter((s) => s !== c.name);
           if (e.target.checked) state.sources.push(c.name);
         } }), ` ${c.name}`)));
-  return h("form", { id: "resolve-form", onsubmit: (e) => { e.preventDefault(); go(state); } },
+  return [h("form", { id: "resolve-form", onsubmit: (e) => { e.preventDefault(); go({ ...state, clusterExtension: undefined }); } },
     rowsEditor(state, "required", "Required packages", "Add a requirement"),
     rowsEditor(state, "installed", "Installed bundles", "Add an installed bundle"),
     clusterBox, sources,
     rowsEditor(state, "exclude", "Exclusions", "Add an exclusion"),
-    h("div", { class: "actions" }, h("button", { type: "submit", id: "resolve-button" }, "Resolve")));
+    h("div", { class: "actions" }, h("button", { type: "submit", id: "resolve-button" }, "Resolve"))),
+    clusterExtensionForm(state)];
+}
+
+// OLM v1: ClusterExtension (and ClusterCatalog) YAML as you would kubectl apply it, resolved by
+// OLM v1's rules on the loaded catalogs.
+function clusterExtensionForm(state) {
+  const area = h("textarea", { id: "clusterextension", rows: 14, cols: 80, spellcheck: "false",
+    "aria-label": "ClusterExtension YAML", placeholder: "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\n..." },
+    state.clusterExtension || "");
+  return h("details", { id: "olmv1", open: Boolean(state.clusterExtension) },
+    h("summary", {}, "Or paste ClusterExtension YAML (OLM v1)"),
+    h("form", { id: "clusterextension-form", onsubmit: (e) => { e.preventDefault(); go({ ...fromQuery(new URLSearchParams()), clusterExtension: area.value }); } },
+      area,
+      h("div", { class: "actions" }, h("button", { type: "submit", id: "clusterextension-button" }, "Resolve ClusterExtension"))));
 }
 
 function selectionView(data) {
   const rows = data.resolution.selection.map((s, n) => [
     String(n + 1), link(pkgHref(s.package), s.package), link(bundleHref(s.catalog, s.package, s.bundle), s.version),
-    s.channel || "—", s.catalog, s.action === "upgrade" ? `upgrade from ${s.from} via ${s.path.join(" → ")}` : s.action,
+    s.channel || "—", s.catalog, s.action === "upgrade" || s.action === "downgrade" ? `${s.action} from ${s.from} via ${s.path.join(" → ")}` : s.action,
     s.reasons.join("; "),
   ]);
   return [
@@ -158,12 +172,14 @@ function explanationView(state, explanation) {
 export async function resolvePage(query) {
   const state = fromQuery(query);
   const listing = await get("/catalogs");
-  const parts = [h("h1", {}, "Resolve"), form(state, listing.catalogs)];
-  const asked = query.get("r") && (state.required.some((r) => r.name) || state.installed.some((i) => i.name));
+  const parts = [h("h1", {}, "Resolve"), ...form(state, listing.catalogs)];
+  const asked = query.get("r") && (state.clusterExtension || state.required.some((r) => r.name) || state.installed.some((i) => i.name));
   if (!asked) return parts;
   const result = h("div", { id: "result" });
   try {
-    const data = await post("/resolve/graph", activeResolution(state));
+    const data = state.clusterExtension
+      ? await postText("/resolve/graph", state.clusterExtension)
+      : await post("/resolve/graph", activeResolution(state));
     for (const warning of data.resolution.warnings) result.append(h("p", { class: "muted" }, `Warning: ${warning}`));
     if (data.resolution.resolved) result.append(...selectionView(data));
     else result.append(explanationView(state, data.resolution.explanation));
