@@ -848,3 +848,33 @@ def test_catalog_values_reach_every_output_format(
                 assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
         checked("catalog values", run)
+
+
+# -- issue 26 (fix26-install): the YAML writer of -o yaml ----------------------------------------
+# Every answer's YAML is written by libyaml's emitter now (deppy.input_limits.yaml_writer): any
+# JSON value an answer can hold — strings of any code point, control characters, long lines,
+# keys that look like other types — must read back as itself, in both of deppy's settings.
+
+_JSON_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _JSON_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_JSON_TEXT, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON_VALUES, st.booleans(), st.sampled_from([100, 1 << 20]))
+def test_yaml_answers_read_back_as_the_value(value: Any, unicode: bool, width: int) -> None:
+    import yaml
+
+    from deppy.input_limits.yaml_writer import yaml_text
+
+    def run() -> None:
+        text = yaml_text(value, width=width, allow_unicode=unicode)
+        assert yaml.safe_load(text) == value, text[:300]
+
+    checked("yaml writer", run)
