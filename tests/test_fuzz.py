@@ -878,3 +878,28 @@ def test_yaml_answers_read_back_as_the_value(value: Any, unicode: bool, width: i
         assert yaml.safe_load(text) == value, text[:300]
 
     checked("yaml writer", run)
+
+
+# -- issue 26 (fix26-install): kubeconfigs -------------------------------------------------------
+# Every command that talks to a cluster (resolve --kubeconfig, cluster export, controller,
+# approve) reads its kubeconfig through deppy.cluster.kubeconfig.kube_configuration: whatever
+# the file holds, the answer is a configuration or deppy's one-line InputError. The seeds point
+# at 127.0.0.1:1 and use no exec or auth-provider plugin (loading never connects).
+
+_KUBECONFIG_SEEDS = [
+    b"apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+    b"clusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:1\n"
+    b"    certificate-authority-data: aGVsbG8K\n    insecure-skip-tls-verify: false\n"
+    b"contexts:\n- name: c\n  context: {cluster: k, user: u, namespace: ns}\n"
+    b"users:\n- name: u\n  user: {token: abc, client-key-data: aGVsbG8K}\n",
+    b"apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: []\ncontexts: []\nusers: []\n",
+    b"",
+]
+
+
+@given(mutated(_KUBECONFIG_SEEDS), st.sampled_from([None, "c", "other"]))
+def test_kubeconfigs(data: bytes, context: str | None) -> None:
+    from deppy.cluster.kubeconfig import kube_configuration
+
+    with in_file(data, "kubeconfig") as path:
+        checked("kubeconfig", lambda: kube_configuration(str(path), context))
