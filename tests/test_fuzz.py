@@ -903,3 +903,76 @@ def test_kubeconfigs(data: bytes, context: str | None) -> None:
 
     with in_file(data, "kubeconfig") as path:
         checked("kubeconfig", lambda: kube_configuration(str(path), context))
+
+
+# -- issue 26 (fix26-install): package descriptions in the web UI --------------------------------
+# GET /api/v1/packages/{p}/description.html renders a catalog's CSV Markdown
+# (deppy.service.description): whatever the text, the HTML has only the tags Markdown makes, no
+# attribute that runs code, links only to http(s) — and it is made in bounded time.
+
+_MARKDOWN_PIECES = st.sampled_from(
+    [
+        "# ",
+        "\n",
+        "\n\n",
+        "[",
+        "]",
+        "(",
+        ")",
+        "![",
+        "<",
+        ">",
+        "*",
+        "_",
+        "`",
+        "```\n",
+        "> ",
+        "- ",
+        "1. ",
+        "\\",
+        "&",
+        "&#x6A;",
+        '"',
+        "'",
+        " ",
+        "javascript:",
+        "JaVaScRiPt:",
+        "data:text/html,",
+        "vbscript:",
+        "https://ok.example/",
+        "//evil.example/",
+        "mailto:a@b",
+        "<script>",
+        "</script>",
+        "<img src=x onerror=alert(1)>",
+        "<a href='javascript:x'>",
+        'onclick="x"',
+        "[r]: ",
+        "\t",
+        "\x00",
+        "\u202e",
+        "x",
+        "word ",
+    ]
+)
+
+
+@given(st.lists(_MARKDOWN_PIECES | st.text(max_size=8), max_size=80).map("".join))
+def test_package_descriptions_render_to_safe_html(text: str) -> None:
+    import re
+
+    from deppy.service.description import description_html
+
+    allowed = {"h3", "h4", "h5", "h6", "p", "a", "em", "strong", "code", "pre", "ul", "ol"}
+    allowed |= {"li", "blockquote", "hr", "br"}
+
+    def run() -> None:
+        html = description_html(text)
+        tags = {t.lower() for t in re.findall(r"<\s*/?\s*([A-Za-z][A-Za-z0-9]*)", html)}
+        assert tags <= allowed, html[:300]
+        hrefs = re.findall(r'<a href="([^"]*)"', html)
+        assert html.count("<a ") == len(hrefs), html[:300]
+        assert all(h.startswith(("http://", "https://")) for h in hrefs), html[:300]
+        assert not re.search(r"<[^>]*\son[a-z]+\s*=", html), html[:300]
+
+    checked("package descriptions", run)

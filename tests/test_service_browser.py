@@ -197,3 +197,22 @@ def test_a_misnamed_package_offers_the_names_meant_and_one_resolves(
     wait_for(driver, "#selection table")
     field = driver.find_element(By.ID, "required-0-name")  # type: ignore[attr-defined]
     assert field.get_attribute("value") == "keycloak-operator"
+
+
+def test_a_package_description_reads_as_formatted_text(
+    server: str, browser: object, shots: Path
+) -> None:
+    """Issue 26: the CSV's Markdown rendered (headings, lists, links that open elsewhere), not
+    ``# Instana Instana is an [APM solution](https://…`` cut mid-link."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(f"{server}/#/package/etcd")  # type: ignore[attr-defined]
+    box = wait_for(driver, ".description")
+    driver.save_screenshot(str(shots / "11-package-description.png"))  # type: ignore[attr-defined]
+    text = box.text  # type: ignore[attr-defined]
+    assert "Supported Features" in text and "###" not in text and "](http" not in text
+    links = box.find_elements(By.CSS_SELECTOR, "a")  # type: ignore[attr-defined]
+    assert links and all(a.get_attribute("href").startswith("https://") for a in links)
+    assert all("noopener" in a.get_attribute("rel") for a in links)
+    assert box.find_elements(By.CSS_SELECTOR, "h5, li, code")  # type: ignore[attr-defined]
