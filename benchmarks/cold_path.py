@@ -1,7 +1,9 @@
 """The cold path of issue 21: what a new user waits for, first run and repeat, whole process.
 
-Each row is one command run as a subprocess: "first" the median of runs each with an empty
-DEPPY_HOME (no store, no parsed-catalog cache; files already in the OS page cache), "again"
+Each row is one command run as a subprocess the way a script runs it: its output through pipes,
+timed until the output ends (end of file on stdout and stderr) and the command is reaped, so a
+helper process still holding the output would count. "first" is the median of runs each with an
+empty DEPPY_HOME (no store, no parsed-catalog cache; files already in the OS page cache), "again"
 the median of the runs after them with the same DEPPY_HOME (the cache warm). Peak memory is
 the largest resident set of the command's processes (its worker included). The load average
 is printed beside every row: the machine is shared, so compare on a quiet machine or run again.
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import selectors
 import shutil
 import statistics
 import subprocess
@@ -44,17 +47,35 @@ ROWS = ("community", "yaml-heavy", "catalog-add", "solve", "large")
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """Wall seconds, peak resident MB (the process or any child it waited for), exit code.
-    CPU seconds (the process and its YAML worker) go to CPU_SECONDS: on a busy machine they
-    swing less than wall time."""
+    """Wall seconds as a script sees them (``out=$(deppy …)``, a subprocess capture): stdout
+    and stderr are pipes read until both end, and the command is reaped; peak resident MB (the
+    process or any child it waited for), exit code. CPU seconds (the process and its YAML
+    worker) go to CPU_SECONDS: on a busy machine they swing less than wall time."""
     started = time.perf_counter()
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    read_to_end(process)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     CPU_SECONDS.append(usage.ru_utime + usage.ru_stime)
     writers_done(Path(env["DEPPY_HOME"]) / "cache")
     return wall, usage.ru_maxrss / 1024, process.returncode
+
+
+def read_to_end(process: subprocess.Popen[bytes]) -> None:
+    """Read (and drop) the command's stdout and stderr until both reach end of file: until
+    every process holding them, the command's own helpers included, has let go."""
+    with selectors.DefaultSelector() as selector:
+        for pipe in (process.stdout, process.stderr):
+            assert pipe is not None
+            selector.register(pipe, selectors.EVENT_READ)
+        while selector.get_map():
+            for key, _ in selector.select():
+                if not os.read(key.fd, 1 << 16):
+                    selector.unregister(key.fileobj)
+                    key.fileobj.close()  # type: ignore[union-attr]
 
 
 def writers_done(cache: Path, limit: float = 30.0) -> None:

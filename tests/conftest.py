@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import gc
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.kube import KubeCluster, start_cluster
+from tests.ports import free_port
+
+__all__ = ["ROOT", "SHARED", "free_port", "shared_path"]
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("DEPPY_SHARED", ROOT.parent / "shared")).resolve()
@@ -50,14 +52,6 @@ def shared_path(*parts: str) -> Path:
             pytrace=False,
         )
     return path
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listened on a moment ago (for a server to bind, or as
-    an address where nothing answers)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

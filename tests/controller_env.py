@@ -16,12 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from deppy.controller.kube import Kube
 from deppy.controller.runner import api_client
-from tests.conftest import free_port
-from tests.kube import KubeCluster
+from tests.kube import KubeCluster, fail_test
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPPY = str(Path(sys.executable).with_name("deppy"))
@@ -101,7 +99,7 @@ def wait_for(
             return last
         time.sleep(0.25)
     tail = log.log_text()[-3000:] if log is not None else ""
-    pytest.fail(f"timed out waiting for {what} (last: {last!r})\n{tail}", pytrace=False)
+    fail_test(f"timed out waiting for {what} (last: {last!r})\n{tail}")
 
 
 def condition(body: dict[str, Any] | None, kind: str) -> dict[str, Any] | None:

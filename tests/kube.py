@@ -14,14 +14,34 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
+from typing import NoReturn
 
 TEST_KUBECONFIG = "DEPPY_TEST_KUBECONFIG"
+
+
+def skip_test(message: str) -> NoReturn:
+    """pytest's skip in a test; outside pytest (benchmarks/soak.py, after ``make install``,
+    which brings no test tool), the message and exit status 2."""
+    if "pytest" not in sys.modules:
+        raise SystemExit(f"cannot run: {message}")
+    import pytest
+
+    pytest.skip(message)
+
+
+def fail_test(message: str) -> NoReturn:
+    """pytest's fail in a test (no traceback of this helper); outside pytest, the message and
+    exit status 2."""
+    if "pytest" not in sys.modules:
+        raise SystemExit(f"failed: {message}")
+    import pytest
+
+    pytest.fail(message, pytrace=False)
 
 
 @dataclass(frozen=True)
@@ -35,7 +55,7 @@ class KubeCluster:
     def kubectl(self, *args: str, input: str | None = None, check: bool = True) -> str:
         """Run kubectl against the test server; returns stdout, fails the test on error."""
         if self.kubectl_path is None:
-            pytest.skip("no kubectl beside the test cluster")
+            skip_test("no kubectl beside the test cluster")
         done = subprocess.run(
             [str(self.kubectl_path), f"--kubeconfig={self.kubeconfig}", *args],
             input=input,
@@ -45,7 +65,7 @@ class KubeCluster:
             stdin=None if input is not None else subprocess.DEVNULL,
         )
         if check and done.returncode != 0:
-            pytest.fail(f"kubectl {' '.join(args)} failed: {done.stderr.strip()}", pytrace=False)
+            fail_test(f"kubectl {' '.join(args)} failed: {done.stderr.strip()}")
         return done.stdout
 
     def new_namespace(self, prefix: str = "t") -> str:
@@ -63,7 +83,7 @@ def start_cluster(shared: Path) -> Iterator[KubeCluster]:
         return
     start, stop = shared / "k8s" / "start.sh", shared / "k8s" / "stop.sh"
     if not start.exists():
-        pytest.skip(
+        skip_test(
             f"no test cluster: {start} is missing and {TEST_KUBECONFIG} is not set "
             "(CI provides ../shared/k8s)"
         )
@@ -76,7 +96,7 @@ def start_cluster(shared: Path) -> Iterator[KubeCluster]:
         env={**os.environ, "K8S_RUN": ""},
     )
     if done.returncode != 0:
-        pytest.fail(f"../shared/k8s/start.sh failed:\n{done.stderr[-4000:]}", pytrace=False)
+        fail_test(f"../shared/k8s/start.sh failed:\n{done.stderr[-4000:]}")
     exports: dict[str, str] = {}
     for line in done.stdout.splitlines():
         words = shlex.split(line)

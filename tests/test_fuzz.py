@@ -850,7 +850,8 @@ def test_catalog_values_reach_every_output_format(
         checked("catalog values", run)
 
 
-# =================================================================================================
+# ==========================================================================================
+
 # Issue 26, groups 3, 4, 5, 6, 9 and 13 (branch fix26-files): the doors those groups came through.
 # Every test here has "files26" in its name: `pytest tests/test_fuzz.py -k files26`.
 # =================================================================================================
@@ -1381,3 +1382,131 @@ def test_fuzz26_service_names_with_controls(name: str, door: str) -> None:
         shown(result.stderr)
 
     checked("names with controls", run)
+
+
+# -- issue 26 (fix26-install): the YAML writer of -o yaml ----------------------------------------
+# Every answer's YAML is written by libyaml's emitter now (deppy.input_limits.yaml_writer): any
+# JSON value an answer can hold — strings of any code point, control characters, long lines,
+# keys that look like other types — must read back as itself, in both of deppy's settings.
+
+_JSON_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _JSON_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_JSON_TEXT, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_JSON_VALUES, st.booleans(), st.sampled_from([100, 1 << 20]))
+def test_yaml_answers_read_back_as_the_value(value: Any, unicode: bool, width: int) -> None:
+    import yaml
+
+    from deppy.input_limits.yaml_writer import yaml_text
+
+    def run() -> None:
+        text = yaml_text(value, width=width, allow_unicode=unicode)
+        assert yaml.safe_load(text) == value, text[:300]
+
+    checked("yaml writer", run)
+
+
+# -- issue 26 (fix26-install): kubeconfigs -------------------------------------------------------
+# Every command that talks to a cluster (resolve --kubeconfig, cluster export, controller,
+# approve) reads its kubeconfig through deppy.cluster.kubeconfig.kube_configuration: whatever
+# the file holds, the answer is a configuration or deppy's one-line InputError. The seeds point
+# at 127.0.0.1:1 and use no exec or auth-provider plugin (loading never connects).
+
+_KUBECONFIG_SEEDS = [
+    b"apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+    b"clusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:1\n"
+    b"    certificate-authority-data: aGVsbG8K\n    insecure-skip-tls-verify: false\n"
+    b"contexts:\n- name: c\n  context: {cluster: k, user: u, namespace: ns}\n"
+    b"users:\n- name: u\n  user: {token: abc, client-key-data: aGVsbG8K}\n",
+    b"apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: []\ncontexts: []\nusers: []\n",
+    b"",
+]
+
+
+@given(mutated(_KUBECONFIG_SEEDS), st.sampled_from([None, "c", "other"]))
+def test_kubeconfigs(data: bytes, context: str | None) -> None:
+    from deppy.cluster.kubeconfig import kube_configuration
+
+    with in_file(data, "kubeconfig") as path:
+        checked("kubeconfig", lambda: kube_configuration(str(path), context))
+
+
+# -- issue 26 (fix26-install): package descriptions in the web UI --------------------------------
+# GET /api/v1/packages/{p}/description.html renders a catalog's CSV Markdown
+# (deppy.service.description): whatever the text, the HTML has only the tags Markdown makes, no
+# attribute that runs code, links only to http(s) — and it is made in bounded time.
+
+_MARKDOWN_PIECES = st.sampled_from(
+    [
+        "# ",
+        "\n",
+        "\n\n",
+        "[",
+        "]",
+        "(",
+        ")",
+        "![",
+        "<",
+        ">",
+        "*",
+        "_",
+        "`",
+        "```\n",
+        "> ",
+        "- ",
+        "1. ",
+        "\\",
+        "&",
+        "&#x6A;",
+        '"',
+        "'",
+        " ",
+        "javascript:",
+        "JaVaScRiPt:",
+        "data:text/html,",
+        "vbscript:",
+        "https://ok.example/",
+        "//evil.example/",
+        "mailto:a@b",
+        "<script>",
+        "</script>",
+        "<img src=x onerror=alert(1)>",
+        "<a href='javascript:x'>",
+        'onclick="x"',
+        "[r]: ",
+        "\t",
+        "\x00",
+        "\u202e",
+        "x",
+        "word ",
+    ]
+)
+
+
+@given(st.lists(_MARKDOWN_PIECES | st.text(max_size=8), max_size=80).map("".join))
+def test_package_descriptions_render_to_safe_html(text: str) -> None:
+    import re
+
+    from deppy.service.description import description_html
+
+    allowed = {"h3", "h4", "h5", "h6", "p", "a", "em", "strong", "code", "pre", "ul", "ol"}
+    allowed |= {"li", "blockquote", "hr", "br"}
+
+    def run() -> None:
+        html = description_html(text)
+        tags = {t.lower() for t in re.findall(r"<\s*/?\s*([A-Za-z][A-Za-z0-9]*)", html)}
+        assert tags <= allowed, html[:300]
+        hrefs = re.findall(r'<a href="([^"]*)"', html)
+        assert html.count("<a ") == len(hrefs), html[:300]
+        assert all(h.startswith(("http://", "https://")) for h in hrefs), html[:300]
+        assert not re.search(r"<[^>]*\son[a-z]+\s*=", html), html[:300]
+
+    checked("package descriptions", run)

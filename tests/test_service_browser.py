@@ -242,3 +242,22 @@ def test_a_pasted_clusterextension_is_explained_then_resolved(
     rows = driver.find_elements(By.CSS_SELECTOR, "#selection tbody tr")  # type: ignore[attr-defined]
     assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["0.13.0"]
     driver.save_screenshot(str(shots / "08-clusterextension-resolved.png"))  # type: ignore[attr-defined]
+
+
+def test_a_package_description_reads_as_formatted_text(
+    server: str, browser: object, shots: Path
+) -> None:
+    """Issue 26: the CSV's Markdown rendered (headings, lists, links that open elsewhere), not
+    ``# Instana Instana is an [APM solution](https://…`` cut mid-link."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(f"{server}/#/package/etcd")  # type: ignore[attr-defined]
+    box = wait_for(driver, ".description")
+    driver.save_screenshot(str(shots / "11-package-description.png"))  # type: ignore[attr-defined]
+    text = box.text  # type: ignore[attr-defined]
+    assert "Supported Features" in text and "###" not in text and "](http" not in text
+    links = box.find_elements(By.CSS_SELECTOR, "a")  # type: ignore[attr-defined]
+    assert links and all(a.get_attribute("href").startswith("https://") for a in links)
+    assert all("noopener" in a.get_attribute("rel") for a in links)
+    assert box.find_elements(By.CSS_SELECTOR, "h5, li, code")  # type: ignore[attr-defined]

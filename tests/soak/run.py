@@ -33,10 +33,10 @@ import yaml
 
 from deppy.controller.conditions import set_condition
 from deppy.controller.kube import ApiError, Kube
-from tests.conftest import free_port
 from tests.controller_env import DEPPY, Controller, client, install
 from tests.fbc_server import CatalogServer, serve_catalog
 from tests.kube import KubeCluster
+from tests.ports import free_port
 from tests.soak import invariants as inv
 from tests.soak.catalog import SoakCatalog
 

@@ -47,9 +47,9 @@ def export_cmd(
     if output == "json":
         text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
     else:
-        import yaml
+        from deppy.input_limits.yaml_writer import yaml_text
 
-        text = yaml.safe_dump(document, sort_keys=False, width=100, allow_unicode=True)
+        text = yaml_text(document, allow_unicode=True)
     for problem in state.problems:
         say(f"deppy: warning: {problem}", err=True)
     if target is None:

@@ -41,9 +41,9 @@ def dump(data: Any, output: str) -> None:
     if output == "json":
         click.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
     else:
-        import yaml  # deferred: most commands print no YAML
+        from deppy.input_limits.yaml_writer import yaml_text
 
-        click.echo(yaml.safe_dump(data, sort_keys=False, width=100).rstrip())
+        click.echo(yaml_text(data).rstrip())
 
 
 def warn(message: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from deppy.cluster.kubeconfig import kube_configuration
 from deppy.cluster.objects import is_copied_csv
 from deppy.cluster.state import ClusterState, openshift_version_of
 from deppy.errors import InputError
@@ -39,23 +40,9 @@ READ_TIMEOUT = 60.0
 
 
 def _client(kubeconfig: str | None, context: str | None) -> tuple[ApiClient, str]:
-    from kubernetes import client, config
-    from kubernetes.config.config_exception import ConfigException
+    from kubernetes import client
 
-    where = f"kubeconfig {kubeconfig}" if kubeconfig else "the default kubeconfig"
-    configuration = client.Configuration()
-    try:
-        config.load_kube_config(  # type: ignore[no-untyped-call]
-            config_file=kubeconfig, context=context, client_configuration=configuration
-        )
-    except ConfigException as error:
-        raise InputError(
-            where + (f" (context {context})" if context else ""),
-            f"cannot be used: {' '.join(str(error).split())}",
-            "give --kubeconfig FILE (and --context NAME) of a cluster you can reach",
-        ) from None
-    except OSError as error:
-        raise InputError(where, f"cannot be read: {error.strerror or error}") from None
+    configuration = kube_configuration(kubeconfig, context)
     configuration.retries = 1
     shown = configuration.host + (f" (context {context})" if context else "")
     return client.ApiClient(configuration), shown

@@ -17,10 +17,7 @@ from deppy.errors import InputError
 
 def approve_instance(kubeconfig: str | None, namespace: str, name: str, message: str) -> str:
     where = f"Instance {namespace}/{name}"
-    try:
-        kube = Kube(api_client(kubeconfig))
-    except Exception as error:  # kubeconfig missing or unreadable: the client says why
-        raise InputError("--kubeconfig", f"cannot connect: {error}") from None
+    kube = Kube(api_client(kubeconfig))  # a kubeconfig that cannot be used: one line
     text = f"{message} (by {getpass.getuser()})"
 
     def compute(current: Body) -> Body:

@@ -19,6 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from deppy.cluster.kubeconfig import ADVICE, kube_configuration
+from deppy.errors import InputError
+
 if TYPE_CHECKING:
     from deppy.controller.runtime import Runtime
 
@@ -76,16 +79,25 @@ def default_priority() -> int:
 
 
 def api_client(kubeconfig: str | None) -> object:
+    """A client of the pod's service account in a cluster, else of the kubeconfig; one
+    ``deppy: error:`` line when neither can be used (the same line ``resolve --kubeconfig``
+    and ``cluster export`` give)."""
     from kubernetes import client, config
+    from kubernetes.config.config_exception import ConfigException
 
     if (
         kubeconfig is None
         and os.environ.get("KUBERNETES_SERVICE_HOST")
         and not os.environ.get("KUBECONFIG")
     ):
-        config.load_incluster_config()  # type: ignore[no-untyped-call]
+        try:
+            config.load_incluster_config()  # type: ignore[no-untyped-call]
+        except ConfigException as error:
+            raise InputError(
+                "the pod's service account", f"cannot be used: {error}", ADVICE
+            ) from None
         return client.ApiClient()
-    return config.new_client_from_config(config_file=kubeconfig)  # type: ignore[no-untyped-call]
+    return client.ApiClient(kube_configuration(kubeconfig))
 
 
 def run(options: ControllerOptions) -> None:

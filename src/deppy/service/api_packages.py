@@ -13,6 +13,7 @@ from starlette.responses import Response
 
 from deppy.errors import InputError
 from deppy.service.context import cli_json, json_bytes, json_response, service_of
+from deppy.service.description import description_html
 from deppy.service.problems import problems
 from deppy.service.svg import upgrade_graph_svg
 from deppy.workflows.graph import ChannelGraph, graph_as_dict
@@ -60,6 +61,37 @@ def package(request: Request, package: PackageName) -> Response:
             return json_bytes({"package": package, "catalogs": [v.as_dict() for v in views]})
 
         return json_response(loaded.remember(("package", package), answer))
+
+
+@router.get(
+    "/packages/{package}/description.html",
+    summary="A package's description (its CSV's Markdown) as a safe HTML fragment for the web UI",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "HTML without scripts; links only to http(s)",
+            "content": {"text/html": {}},
+        },
+        **problems(404),
+    },
+)
+def package_description(
+    request: Request, package: PackageName, catalog: Catalog = None
+) -> Response:
+    with service_of(request).catalogs.lease() as loaded:
+
+        def answer() -> bytes:
+            views = package_views(loaded.source, package)
+            chosen = [v for v in views if catalog is None or v.catalog == catalog]
+            if not chosen:
+                raise PackageNotFound(
+                    "query.catalog", f"catalog {catalog!r} does not offer package {package}"
+                )
+            return description_html(chosen[0].description).encode()
+
+        html = loaded.remember(("description", package, catalog or ""), answer)
+    # Inserted into the page by the UI; opened on its own, it may run nothing either.
+    return Response(html, media_type="text/html", headers={"Content-Security-Policy": "sandbox"})
 
 
 def _graphs(

@@ -111,7 +111,7 @@ def annotate_csv(
     if as_json:
         text = orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n"
     else:
-        import yaml
+        from deppy.input_limits.yaml_writer import yaml_text
 
-        text = yaml.safe_dump(out, sort_keys=False, width=1 << 20, allow_unicode=True)
+        text = yaml_text(out, width=1 << 20, allow_unicode=True)
     return AnnotatedCSV(text, value, tuple(warnings))

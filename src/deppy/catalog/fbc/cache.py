@@ -151,7 +151,9 @@ class ParsedCache:
         """Keep a loaded catalog. With ``background`` (a command's run), a forked copy of this
         process writes it while this one goes on to answer: writing a community catalog costs
         ~1 s that the first run need not wait for (the entry appears by an atomic rename, so
-        a run that starts meanwhile just parses again)."""
+        a run that starts meanwhile just parses again). The writer lets go of the caller's
+        descriptors first, so a script reading the command's output through a pipe sees it
+        end when the command does, not when the writer is done."""
         _reap()
         if self.background and may_fork():
             try:
@@ -160,6 +162,7 @@ class ParsedCache:
                 pid = -1
             if pid == 0:  # the writer: never returns
                 try:
+                    detach_from_caller()
                     self._keep_catalog_now(key, catalog)
                 finally:
                     os._exit(0)
@@ -307,6 +310,27 @@ def may_fork() -> bool:
             t is main or (t.daemon and t.name.startswith("deppy-")) for t in threading.enumerate()
         )
     )
+
+
+def detach_from_caller() -> None:
+    """In a forked helper that outlives its command: stdin, stdout and stderr become
+    /dev/null, and every other descriptor the command inherited from its caller is closed
+    (those are the inheritable ones: deppy opens its own close-on-exec), so no pipe, ``$(…)``
+    or capture the caller reads waits for the helper. deppy's own descriptors (catalog files
+    read again lazily, the cache directory's) stay open for the helper's work."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd, inheritable=False)
+    os.close(null)
+    try:
+        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: the standard three are what a caller passes in practice
+        return
+    for fd in open_fds:
+        if fd > 2:
+            with contextlib.suppress(OSError):
+                if os.get_inheritable(fd):
+                    os.close(fd)
 
 
 _WRITERS: list[int] = []

@@ -1,6 +1,6 @@
 // The catalog browser: search, a package with its upgrade graph, a bundle's details.
 import { get } from "./api.js";
-import { bundleHref, h, link, pkgHref, svg, table, tag } from "./dom.js";
+import { bundleHref, description, h, link, pkgHref, svg, table, tag } from "./dom.js";
 
 export async function home() {
   const listing = await get("/catalogs");
@@ -54,9 +54,10 @@ async function graphView(pkg, graphs, chosen) {
 }
 
 export async function packagePage(pkg, query) {
-  const [data, graphData] = await Promise.all([
+  const [data, graphData, about] = await Promise.all([
     get(`/packages/${encodeURIComponent(pkg)}`),
     get(`/packages/${encodeURIComponent(pkg)}/graph`),
+    get(`/packages/${encodeURIComponent(pkg)}/description.html`),
   ]);
   const graphs = graphData.channels;
   const view = data.catalogs[0];
@@ -78,10 +79,10 @@ export async function packagePage(pkg, query) {
   const sections = data.catalogs.map((c) => catalogSection(pkg, c));
   return [
     h("h1", {}, view.displayName ? `${pkg} — ${view.displayName}` : pkg),
-    view.description ? h("p", {}, view.description.split(/\s+/).join(" ").slice(0, 400)) : null,
     h("div", { class: "actions" },
       h("a", { href: resolveHref, class: "button", id: "resolve-package" }, `Resolve ${pkg}`),
       link(`#/upgrades?installed=${encodeURIComponent(`${pkg}@${view.versions.at(-1)?.version || ""}`)}`, "Upgrades from its oldest version")),
+    about ? description(about) : null,
     h("h2", {}, "Upgrade graph"),
     tabs, area,
     sections,

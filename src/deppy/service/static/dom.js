@@ -38,6 +38,14 @@ export function svg(text, label) {
   return box;
 }
 
+// A package's description as the service rendered it from Markdown (raw HTML written out as
+// text, links to http(s) only, nothing that runs), in a box that scrolls when it is long.
+export function description(html) {
+  const box = h("div", { class: "description", role: "region", "aria-label": "Description", tabindex: "0" });
+  box.innerHTML = html;
+  return box;
+}
+
 export function link(href, text) {
   return h("a", { href }, text);
 }
