@@ -1,0 +1,463 @@
+"""deppy in front of OLM v1 on a real kube-apiserver: ClusterCatalogs as catalogs, approved sets
+written as ClusterExtensions, explanations where OLM v1 finds no bundle.
+
+OLM v1's CRDs (../shared/olm-v1, verbatim from operator-controller) are installed; no OLM v1
+controller runs, so the test plays both: catalogd (a local HTTP server serving real community
+catalog packages as ``/api/v1/all``, and the ClusterCatalog's status naming it) and
+operator-controller (a ClusterExtension's ``Installed`` / ``Progressing`` status). The packages:
+node-healthcheck-operator 0.8.0 needs an API only self-node-remediation provides (a package
+with a dependency); alvearie-imaging-ingestion stands alone.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from deppy.controller.kube import Kube, kind
+from tests.conftest import shared_path
+from tests.controller_env import (
+    DEPPY,
+    Controller,
+    catalog_object,
+    client,
+    condition,
+    install,
+    run_controller,
+    wait_for,
+)
+from tests.fbc_server import CatalogServer, fbc_stream, serve_catalog
+from tests.kube import KubeCluster
+
+COMMUNITY = "community-operators-prod-v4.18"
+PACKAGES = ("node-healthcheck-operator", "self-node-remediation", "alvearie-imaging-ingestion")
+HELD_BACK = "self-node-remediation.v0.7.1"  # published by the second digest
+OLM_CRDS = (
+    "clusterextensions.olm.operatorframework.io",
+    "clustercatalogs.olm.operatorframework.io",
+)
+CATALOG = "olmv1-community"
+OLM_API = "/apis/olm.operatorframework.io/v1"
+
+
+def catalog_body(tmp: Path, *, without: str | None = None) -> bytes:
+    """The three packages as one FBC stream; ``without``: that bundle and its channel entries
+    left out (the content before it was published)."""
+    root = tmp / "catalog"
+    if not root.exists():
+        for package in PACKAGES:
+            target = root / package
+            target.mkdir(parents=True)
+            source = shared_path("catalogs", COMMUNITY, package, "catalog.json")
+            (target / "catalog.json").write_bytes(source.read_bytes())
+    lines = []
+    for line in fbc_stream(root).splitlines():
+        doc = orjson.loads(line)
+        if without is not None and doc.get("schema") == "olm.bundle" and doc["name"] == without:
+            continue
+        if without is not None and doc.get("schema") == "olm.channel":
+            doc["entries"] = [e for e in doc["entries"] if e["name"] != without]
+        lines.append(orjson.dumps(doc))
+    return b"\n".join(lines) + b"\n"
+
+
+def digest(n: int) -> str:
+    return f"quay.io/example/community-catalog@sha256:{n:064x}"
+
+
+def write_status(api: Kube, plural: str, name: str, status: dict[str, Any]) -> None:
+    """What catalogd / operator-controller write (a merge patch of the status subresource)."""
+    api.call(
+        "PATCH",
+        kind(plural).path(None, name) + "/status",
+        {"status": status},
+        content_type="application/merge-patch+json",
+    )
+
+
+def serve_as_catalogd(api: Kube, name: str, server: CatalogServer, ref: str) -> None:
+    base = server.url.removesuffix("/api/v1/all")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    write_status(
+        api,
+        "clustercatalogs",
+        name,
+        {
+            "conditions": [
+                {
+                    "type": "Serving",
+                    "status": "True",
+                    "reason": "Available",
+                    "message": "Serving desired content from resolved source",
+                    "lastTransitionTime": stamp,
+                },
+            ],
+            "urls": {"base": base},
+            "resolvedSource": {"type": "Image", "image": {"ref": ref}},
+            "lastUnpacked": stamp,
+        },
+    )
+
+
+def cluster_catalog(name: str, priority: int = 0) -> dict[str, Any]:
+    return {
+        "apiVersion": "olm.operatorframework.io/v1",
+        "kind": "ClusterCatalog",
+        "metadata": {"name": name},
+        "spec": {
+            "priority": priority,
+            "source": {
+                "type": "Image",
+                "image": {"ref": "quay.io/example/community-catalog:latest"},
+            },
+        },
+    }
+
+
+def play_operator_controller(api: Kube, name: str, version: str) -> None:
+    """operator-controller installed ``version``: ``Installed`` True, ``Progressing`` done."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    found = api.get("clusterextensions", name)
+    assert found is not None
+    package = found["spec"]["source"]["catalog"]["packageName"]
+    write_status(
+        api,
+        "clusterextensions",
+        name,
+        {
+            "install": {"bundle": {"name": f"{package}.v{version}", "version": version}},
+            "conditions": [
+                {
+                    "type": "Installed",
+                    "status": "True",
+                    "reason": "Succeeded",
+                    "message": f"Installed bundle {package}.v{version} successfully",
+                    "lastTransitionTime": stamp,
+                },
+                {
+                    "type": "Progressing",
+                    "status": "True",
+                    "reason": "Succeeded",
+                    "message": "Desired state reached",
+                    "lastTransitionTime": stamp,
+                },
+            ],
+        },
+    )
+
+
+def olm_v1_installed(kube: KubeCluster) -> None:
+    kube.kubectl("apply", "--validate=false", "-f", str(shared_path("olm-v1", "crds")))
+    kube.kubectl("wait", "--for", "condition=established", "crd", *OLM_CRDS, "--timeout=120s")
+
+
+def events_on(api: Kube, namespace: str, name: str) -> list[dict[str, Any]]:
+    return [e for e in api.list("events", namespace) if e["involvedObject"]["name"] == name]
+
+
+def approve(kube: KubeCluster, name: str, ns: str) -> None:
+    subprocess.run(
+        [DEPPY, "approve", name, "-n", ns, "--kubeconfig", str(kube.kubeconfig)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+
+def apply_input(kube: KubeCluster, ns: str, name: str, spec: dict[str, Any]) -> None:
+    body = {
+        "apiVersion": "deppy.io/v1alpha1",
+        "kind": "Input",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": spec,
+    }
+    kube.kubectl("apply", "-f", "-", input=json.dumps(body))
+
+
+def instances(api: Kube, ns: str) -> list[dict[str, Any]]:
+    return api.list("instances", ns)
+
+
+def pending(api: Kube, ns: str) -> list[dict[str, Any]]:
+    found = []
+    for instance in instances(api, ns):
+        approved = condition(instance, "Approved")
+        superseded = condition(instance, "Superseded")
+        if (approved or {}).get("status") != "True" and (superseded or {}).get("status") != "True":
+            found.append(instance)
+    return found
+
+
+@pytest.fixture(scope="module")
+def env(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """deppy installed, OLM v1 not installed yet (the first test installs it), a catalogd
+    stand-in serving the content before HELD_BACK was published, and the controller."""
+    install(kube)
+    kube.kubectl("delete", "crd", *OLM_CRDS, "--ignore-not-found", "--wait=true")
+    api = client(kube)
+    tmp = tmp_path_factory.mktemp("olmv1")
+    with serve_catalog(catalog_body(tmp, without=HELD_BACK)) as server:
+        log = tmp / "controller.log"
+        with run_controller(kube, log) as controller:
+            yield {"api": api, "kube": kube, "server": server, "controller": controller, "tmp": tmp}
+            assert "Traceback" not in controller.log_text()
+
+
+def test_without_olm_v1_the_instance_says_so_and_applies_once_it_is_installed(
+    env: dict[str, Any],
+) -> None:
+    api, kube, controller = env["api"], env["kube"], env["controller"]
+    server: CatalogServer = env["server"]
+    # a deppy Catalog on the same content: ClusterCatalogs need the CRDs that are missing
+    api.create("catalogs", catalog_object("olmv1-plain", {"http": {"url": server.url}}))
+    api.create(
+        "provisionerclasses",
+        {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "ProvisionerClass",
+            "metadata": {"name": "olm-v1-allow"},
+            "provisioner": "deppy.io/olm-v1",
+            "parameters": {"approval": "AllowAll"},
+        },
+    )
+    api.create(
+        "inputclasses",
+        {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "InputClass",
+            "metadata": {"name": "olm-v1-allow"},
+            "parameters": {"provisionerClass": "olm-v1-allow", "serviceAccount": "installer"},
+        },
+    )
+    ns = kube.new_namespace("olmv1-missing")
+    apply_input(
+        kube,
+        ns,
+        "alvearie",
+        {
+            "inputClass": "olm-v1-allow",
+            "constraints": [
+                {
+                    "type": "olm.catalog",
+                    "value": {"name": "olmv1-plain", "package": "alvearie-imaging-ingestion"},
+                }
+            ],
+        },
+    )
+
+    def not_installed() -> dict[str, Any] | None:
+        found = instances(api, ns)
+        applied = condition(found[0], "Applied") if found else None
+        return found[0] if applied and applied["reason"] == "OLMv1NotInstalled" else None
+
+    instance = wait_for("Applied False, OLMv1NotInstalled", not_installed, log=controller)
+    applied = condition(instance, "Applied")
+    assert applied is not None and applied["status"] == "False"
+    assert "OLM v1 is not installed" in applied["message"]
+    reasons = [e["reason"] for e in events_on(api, ns, instance["metadata"]["name"])]
+    assert "OLMv1NotInstalled" in reasons
+    # OLM v1 arrives: the next look at the namespace (here: an edit of the Instance's labels,
+    # which makes it be looked at now rather than at the minute's recheck) applies the set
+    olm_v1_installed(kube)
+    name = instance["metadata"]["name"]
+    api.patch("instances", name, {"metadata": {"annotations": {"touched": "1"}}}, ns)
+    extension = wait_for(
+        "the ClusterExtension",
+        lambda: api.get("clusterextensions", "alvearie-imaging-ingestion"),
+        log=controller,
+    )
+    spec = extension["spec"]
+    assert spec["namespace"] == ns and spec["serviceAccount"] == {"name": "installer"}
+    assert spec["source"]["catalog"]["version"] == "0.0.3"
+    assert spec["source"]["catalog"]["selector"] == {
+        "matchLabels": {"olm.operatorframework.io/metadata.name": "olmv1-plain"}
+    }
+    assert "Traceback" not in controller.log_text()
+
+
+def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_explained(
+    env: dict[str, Any],
+) -> None:
+    """The issue's "done when": an Input of class olm-v1 → after ``deppy approve`` two
+    ClusterExtensions pinned to the approved versions; a newer catalog digest → one proposal
+    whose approval updates them in place; a ClusterExtension asking for a version no catalog has
+    → deppy's Event with a way out that works."""
+    api, kube, controller = env["api"], env["kube"], env["controller"]
+    server: CatalogServer = env["server"]
+    olm_v1_installed(kube)
+    kube.kubectl("apply", "-f", "-", input=json.dumps(cluster_catalog(CATALOG)))
+    serve_as_catalogd(api, CATALOG, server, digest(1))
+    ns = kube.new_namespace("olmv1")
+    apply_input(
+        kube,
+        ns,
+        "nhc",
+        {
+            "inputClass": "olm-v1",
+            "serviceAccount": "nhc-installer",
+            "constraints": [
+                {
+                    "type": "olm.catalog",
+                    "value": {"name": CATALOG, "package": "node-healthcheck-operator"},
+                },
+                {
+                    "type": "olm.packageVersion",
+                    "value": {"package": "node-healthcheck-operator", "version": "0.8.0"},
+                },
+            ],
+        },
+    )
+    first = wait_for("a proposal", lambda: pending(api, ns), log=controller)
+    assert len(first) == 1
+    assert condition(first[0], "Approved")["reason"] == "PermissionsUnknown"  # type: ignore[index]
+    assert api.get("clusterextensions", "node-healthcheck-operator") is None  # not approved yet
+    approve(kube, first[0]["metadata"]["name"], ns)
+
+    def pinned(name: str, version: str) -> dict[str, Any] | None:
+        found = api.get("clusterextensions", name)
+        if found and found["spec"]["source"]["catalog"]["version"] == version:
+            return found
+        return None
+
+    nhc = wait_for(
+        "NHC pinned", lambda: pinned("node-healthcheck-operator", "0.8.0"), log=controller
+    )
+    snr = wait_for("SNR pinned", lambda: pinned("self-node-remediation", "0.7.0"), log=controller)
+    for found, channel in ((nhc, "stable"), (snr, "stable")):
+        catalog = found["spec"]["source"]["catalog"]
+        assert catalog["channels"] == [channel]
+        assert catalog["upgradeConstraintPolicy"] == "CatalogProvided"
+        assert catalog["selector"]["matchLabels"] == {
+            "olm.operatorframework.io/metadata.name": CATALOG
+        }
+        assert found["spec"]["serviceAccount"] == {"name": "nhc-installer"}
+        assert found["spec"]["namespace"] == ns
+        assert found["metadata"]["labels"]["deppy.io/namespace"] == ns
+
+    # operator-controller installs them: the Instance mirrors it (kubectl get instances shows it)
+    play_operator_controller(api, "node-healthcheck-operator", "0.8.0")
+    play_operator_controller(api, "self-node-remediation", "0.7.0")
+
+    def installed() -> dict[str, Any] | None:
+        found = api.get("instances", first[0]["metadata"]["name"], ns)
+        done = condition(found, "Installed")
+        return found if done and done["status"] == "True" else None
+
+    instance = wait_for("Installed True on the Instance", installed, log=controller)
+    rows = {r["name"]: r for r in instance["status"]["clusterExtensions"]}
+    assert rows["self-node-remediation"]["installedVersion"] == "0.7.0"
+    assert condition(instance, "Progressing")["reason"] == "Succeeded"  # type: ignore[index]
+    table = kube.kubectl("get", "instances", "-n", ns)
+    assert "INSTALLED" in table and "PROGRESSING" in table and "Succeeded" in table
+
+    # catalogd serves a newer digest, publishing self-node-remediation 0.7.1
+    server.set_body(catalog_body(env["tmp"]))
+    serve_as_catalogd(api, CATALOG, server, digest(2))
+    second = wait_for("the upgrade's proposal", lambda: pending(api, ns), log=controller)
+    assert len(second) == 1 and second[0]["metadata"]["name"] != first[0]["metadata"]["name"]
+    time.sleep(2)  # the namespace's quiet period: still one proposal
+    assert [p["metadata"]["name"] for p in pending(api, ns)] == [second[0]["metadata"]["name"]]
+    approve(kube, second[0]["metadata"]["name"], ns)
+    upgraded = wait_for(
+        "SNR updated in place", lambda: pinned("self-node-remediation", "0.7.1"), log=controller
+    )
+    assert upgraded["metadata"]["uid"] == snr["metadata"]["uid"]  # the same object, updated
+    after = api.get("clusterextensions", "node-healthcheck-operator")
+    assert after is not None and after["metadata"]["uid"] == nhc["metadata"]["uid"]
+    assert after["spec"]["source"]["catalog"]["version"] == "0.8.0"
+
+    # someone asks OLM v1 for a version no catalog has; operator-controller gives up
+    kube.kubectl(
+        "apply",
+        "-f",
+        "-",
+        input=json.dumps(
+            {
+                "apiVersion": "olm.operatorframework.io/v1",
+                "kind": "ClusterExtension",
+                "metadata": {"name": "alvearie-wanted"},
+                "spec": {
+                    "namespace": "default",
+                    "serviceAccount": {"name": "installer"},
+                    "source": {
+                        "sourceType": "Catalog",
+                        "catalog": {
+                            "packageName": "alvearie-imaging-ingestion",
+                            "version": "9.9.9",
+                            "selector": {
+                                "matchLabels": {"olm.operatorframework.io/metadata.name": CATALOG}
+                            },
+                        },
+                    },
+                },
+            }
+        ),
+    )
+    before = api.get("clusterextensions", "alvearie-wanted")
+    assert before is not None
+    retrying = {
+        "type": "Progressing",
+        "status": "True",
+        "reason": "Retrying",
+        "message": 'no bundles found for package "alvearie-imaging-ingestion" matching version "9.9.9"',
+        "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    write_status(api, "clusterextensions", "alvearie-wanted", {"conditions": [retrying]})
+
+    def explained() -> list[dict[str, Any]]:
+        return [
+            e
+            for e in events_on(api, "default", "alvearie-wanted")
+            if e["reason"] == "NoBundleExplained"
+        ]
+
+    event = wait_for("deppy's explanation", explained, log=controller)[0]
+    assert event["type"] == "Warning"
+    assert "way out: set spec.source.catalog.version to '0.0.3'" in event["message"]
+    assert "kubectl patch clusterextension alvearie-wanted" in event["message"]
+    # the same answer again (operator-controller retries, rewriting its condition): no new Event
+    write_status(
+        api,
+        "clusterextensions",
+        "alvearie-wanted",
+        {"conditions": [{**retrying, "message": retrying["message"] + " "}]},
+    )
+    time.sleep(2)
+    again = explained()
+    assert [(e["reason"], e["count"]) for e in again] == [("NoBundleExplained", 1)]
+    found = api.get("clusterextensions", "alvearie-wanted")
+    assert found is not None and found["spec"] == before["spec"]  # never written by deppy
+    # the way out works: deppy resolves exactly that against the same catalog
+    done = subprocess.run(
+        [
+            DEPPY,
+            "resolve",
+            "--catalog",
+            f"{env['tmp'] / 'catalog'}={CATALOG}",
+            "--require",
+            "alvearie-imaging-ingestion@0.0.3,channel=alpha",
+            "--kube-version",
+            "1.20.2",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    metrics = _metrics(controller)
+    assert 'deppy_olmv1_explanations_total{outcome="way_out"} 1.0' in metrics
+    assert 'deppy_cluster_extensions_written_total{action="updated"}' in metrics
+
+
+def _metrics(controller: Controller) -> str:
+    import urllib.request
+
+    url = f"http://127.0.0.1:{controller.health_port}/metrics"
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return str(answer.read().decode())
