@@ -181,6 +181,34 @@ def apply_input(kube: KubeCluster, ns: str, name: str, spec: dict[str, Any]) -> 
     kube.kubectl("apply", "-f", "-", input=json.dumps(body))
 
 
+def apply_nhc(kube: KubeCluster, ns: str, version: str) -> None:
+    """The "done when" Input: node-healthcheck-operator at ``version``, class olm-v1."""
+    package = "node-healthcheck-operator"
+    apply_input(
+        kube,
+        ns,
+        "nhc",
+        {
+            "inputClass": "olm-v1",
+            "serviceAccount": "nhc-installer",
+            "constraints": [
+                {"type": "olm.catalog", "value": {"name": CATALOG, "package": package}},
+                {"type": "olm.packageVersion", "value": {"package": package, "version": version}},
+            ],
+        },
+    )
+
+
+def apply_alvearie(kube: KubeCluster, ns: str, catalog: str) -> None:
+    """alvearie-imaging-ingestion from ``catalog``, class olm-v1-allow (approved by policy)."""
+    package = {"name": catalog, "package": "alvearie-imaging-ingestion"}
+    spec = {
+        "inputClass": "olm-v1-allow",
+        "constraints": [{"type": "olm.catalog", "value": package}],
+    }
+    apply_input(kube, ns, "alvearie", spec)
+
+
 def instances(api: Kube, ns: str) -> list[dict[str, Any]]:
     return api.list("instances", ns)
 
@@ -190,7 +218,12 @@ def pending(api: Kube, ns: str) -> list[dict[str, Any]]:
     for instance in instances(api, ns):
         approved = condition(instance, "Approved")
         superseded = condition(instance, "Superseded")
-        if (approved or {}).get("status") != "True" and (superseded or {}).get("status") != "True":
+        # a proposal once the policy's verdict is written (False: waiting for a person)
+        if (
+            approved
+            and approved["status"] == "False"
+            and (superseded or {}).get("status") != "True"
+        ):
             found.append(instance)
     return found
 
@@ -237,20 +270,7 @@ def test_without_olm_v1_the_instance_says_so_and_applies_once_it_is_installed(
         },
     )
     ns = kube.new_namespace("olmv1-missing")
-    apply_input(
-        kube,
-        ns,
-        "alvearie",
-        {
-            "inputClass": "olm-v1-allow",
-            "constraints": [
-                {
-                    "type": "olm.catalog",
-                    "value": {"name": "olmv1-plain", "package": "alvearie-imaging-ingestion"},
-                }
-            ],
-        },
-    )
+    apply_alvearie(kube, ns, "olmv1-plain")
 
     def not_installed() -> dict[str, Any] | None:
         found = instances(api, ns)
@@ -295,25 +315,7 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
     kube.kubectl("apply", "-f", "-", input=json.dumps(cluster_catalog(CATALOG)))
     serve_as_catalogd(api, CATALOG, server, digest(1))
     ns = kube.new_namespace("olmv1")
-    apply_input(
-        kube,
-        ns,
-        "nhc",
-        {
-            "inputClass": "olm-v1",
-            "serviceAccount": "nhc-installer",
-            "constraints": [
-                {
-                    "type": "olm.catalog",
-                    "value": {"name": CATALOG, "package": "node-healthcheck-operator"},
-                },
-                {
-                    "type": "olm.packageVersion",
-                    "value": {"package": "node-healthcheck-operator", "version": "0.8.0"},
-                },
-            ],
-        },
-    )
+    apply_nhc(kube, ns, "0.8.0")
     first = wait_for("a proposal", lambda: pending(api, ns), log=controller)
     assert len(first) == 1
     assert condition(first[0], "Approved")["reason"] == "PermissionsUnknown"  # type: ignore[index]
@@ -321,10 +323,10 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
     approve(kube, first[0]["metadata"]["name"], ns)
 
     def pinned(name: str, version: str) -> dict[str, Any] | None:
-        found = api.get("clusterextensions", name)
-        if found and found["spec"]["source"]["catalog"]["version"] == version:
-            return found
-        return None
+        found: dict[str, Any] | None = api.get("clusterextensions", name)
+        if found is None or found["spec"]["source"]["catalog"]["version"] != version:
+            return None
+        return found
 
     nhc = wait_for(
         "NHC pinned", lambda: pinned("node-healthcheck-operator", "0.8.0"), log=controller
@@ -406,7 +408,8 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
         "type": "Progressing",
         "status": "True",
         "reason": "Retrying",
-        "message": 'no bundles found for package "alvearie-imaging-ingestion" matching version "9.9.9"',
+        "message": 'no bundles found for package "alvearie-imaging-ingestion" '
+        'matching version "9.9.9"',
         "lastTransitionTime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     write_status(api, "clusterextensions", "alvearie-wanted", {"conditions": [retrying]})
@@ -461,3 +464,174 @@ def _metrics(controller: Controller) -> str:
     url = f"http://127.0.0.1:{controller.health_port}/metrics"
     with urllib.request.urlopen(url, timeout=10) as answer:
         return str(answer.read().decode())
+
+
+def test_a_package_leaving_the_set_is_reported_and_deleted_only_with_prune(
+    env: dict[str, Any],
+) -> None:
+    """Continues the "done when" unit: node-healthcheck-operator 0.10.0 needs no
+    self-node-remediation, so it leaves the set."""
+    api, kube, controller = env["api"], env["kube"], env["controller"]
+    ns = next(
+        i["metadata"]["namespace"]
+        for i in api.list("inputs")
+        if i["metadata"]["name"] == "nhc" and i["metadata"]["namespace"].startswith("olmv1-")
+    )
+    apply_nhc(kube, ns, "0.10.0")
+    proposal = wait_for("the proposal", lambda: pending(api, ns), log=controller)[0]
+    name = proposal["metadata"]["name"]
+    approve(kube, name, ns)
+
+    def left() -> dict[str, Any] | None:
+        found = api.get("instances", name, ns)
+        report = condition(found, "PackagesLeft")
+        return found if report and report["status"] == "True" else None
+
+    instance = wait_for("PackagesLeft True", left, log=controller)
+    assert "self-node-remediation" in condition(instance, "PackagesLeft")["message"]  # type: ignore[index]
+    assert api.get("clusterextensions", "self-node-remediation") is not None  # prune: false
+    nhc = api.get("clusterextensions", "node-healthcheck-operator")
+    assert nhc is not None and nhc["spec"]["source"]["catalog"]["version"] == "0.10.0"
+    reasons = [e["reason"] for e in events_on(api, ns, name)]
+    assert "PackageLeft" in reasons
+    api.patch("provisionerclasses", "olm-v1", {"parameters": {"prune": True}})
+    try:
+        api.patch("instances", name, {"metadata": {"annotations": {"touched": "1"}}}, ns)
+        wait_for(
+            "SNR pruned",
+            lambda: api.get("clusterextensions", "self-node-remediation") is None,
+            log=controller,
+        )
+        assert "Pruned" in [e["reason"] for e in events_on(api, ns, name)]
+    finally:
+        api.patch("provisionerclasses", "olm-v1", {"parameters": {"prune": False}})
+
+
+def test_a_cluster_extension_deppy_did_not_write_is_left_alone(env: dict[str, Any]) -> None:
+    api, kube, controller = env["api"], env["kube"], env["controller"]
+    olm_v1_installed(kube)
+    kube.kubectl("delete", "clusterextension", "alvearie-imaging-ingestion", "--ignore-not-found")
+    persons = {
+        "apiVersion": "olm.operatorframework.io/v1",
+        "kind": "ClusterExtension",
+        "metadata": {"name": "alvearie-imaging-ingestion"},
+        "spec": {
+            "namespace": "default",
+            "serviceAccount": {"name": "someone"},
+            "source": {
+                "sourceType": "Catalog",
+                "catalog": {"packageName": "alvearie-imaging-ingestion", "version": "0.0.1"},
+            },
+        },
+    }
+    kube.kubectl("apply", "-f", "-", input=json.dumps(persons))
+    before = api.get("clusterextensions", "alvearie-imaging-ingestion")
+    assert before is not None
+    ns = kube.new_namespace("olmv1-owned")
+    apply_alvearie(kube, ns, CATALOG)
+
+    def refused() -> dict[str, Any] | None:
+        found = instances(api, ns)
+        applied = condition(found[0], "Applied") if found else None
+        return found[0] if applied and applied["reason"] == "NotOwned" else None
+
+    instance = wait_for("Applied False, NotOwned", refused, log=controller)
+    message = condition(instance, "Applied")["message"]  # type: ignore[index]
+    assert "no deppy.io/unit label" in message and "leaves it alone" in message
+    assert "NotOwned" in [e["reason"] for e in events_on(api, ns, instance["metadata"]["name"])]
+    after = api.get("clusterextensions", "alvearie-imaging-ingestion")
+    assert after is not None
+    assert after["spec"] == before["spec"] and after["metadata"].get("labels") is None
+
+
+def test_cluster_catalog_faults_keep_the_last_good_content_serving(env: dict[str, Any]) -> None:
+    """Unreachable, garbage, a digest changing while the stream is read, made unavailable: an
+    Event on the ClusterCatalog, the answers keep the last good content (CatalogStale), and
+    the controller keeps serving."""
+    api, kube, controller = env["api"], env["kube"], env["controller"]
+    olm_v1_installed(kube)
+    good = catalog_body(env["tmp"])
+    with serve_catalog(good) as server:
+        kube.kubectl("apply", "-f", "-", input=json.dumps(cluster_catalog("olmv1-flaky")))
+        serve_as_catalogd(api, "olmv1-flaky", server, digest(10))
+        ns = kube.new_namespace("olmv1-faults")
+        api.create(
+            "activeresolutions",
+            {
+                "apiVersion": "deppy.io/v1alpha1",
+                "kind": "ActiveResolution",
+                "metadata": {"name": "ask", "namespace": ns},
+                "spec": {
+                    "sources": ["olmv1-flaky"],
+                    "constraints": ['required("alvearie-imaging-ingestion")'],
+                },
+            },
+            ns,
+        )
+
+        def answered(ref: str, stale: str) -> dict[str, Any] | None:
+            found = api.get("activeresolutions", "ask", ns)
+            status = (found or {}).get("status") or {}
+            digests = [c.get("digest") for c in status.get("catalogs") or ()]
+            resolved = condition(found, "Resolved")
+            staleness = condition(found, "CatalogStale")
+            if found is None or resolved is None or staleness is None or digests != [ref]:
+                return None
+            return found if (resolved["status"], staleness["status"]) == ("True", stale) else None
+
+        wait_for("answered from digest 10", lambda: answered(digest(10), "False"), log=controller)
+
+        def told(text: str) -> list[dict[str, Any]]:
+            return [
+                e
+                for e in events_on(api, "default", "olmv1-flaky")
+                if e["reason"] == "CatalogStale" and text in e["message"]
+            ]
+
+        server.set_up(False)  # unreachable (503) when the new digest comes
+        serve_as_catalogd(api, "olmv1-flaky", server, digest(11))
+        wait_for("the unreachable Event", lambda: told("HTTP 503"), log=controller)
+        found = wait_for("stale", lambda: answered(digest(10), "True"), log=controller)
+        assert "olmv1-flaky" in condition(found, "CatalogStale")["message"]  # type: ignore[index]
+
+        server.set_up(True)
+        server.set_body(b"<html>not a catalog</html>\n")
+        serve_as_catalogd(api, "olmv1-flaky", server, digest(12))
+        wait_for("the garbage Event", lambda: told("no valid bundle"), log=controller)
+        assert answered(digest(10), "True") is not None  # still the last good content
+
+        server.set_body(good)
+        moved: list[bool] = []
+
+        def move_digest() -> None:
+            if not moved:
+                moved.append(True)
+                serve_as_catalogd(api, "olmv1-flaky", server, digest(14))
+
+        server.on_get(move_digest)
+        serve_as_catalogd(api, "olmv1-flaky", server, digest(13))
+        wait_for("loaded at digest 14", lambda: answered(digest(14), "False"), log=controller)
+        server.on_get(None)
+        assert "its digest changed while it loaded" in controller.log_text()
+
+        kube.kubectl(
+            "patch",
+            "clustercatalog",
+            "olmv1-flaky",
+            "--type",
+            "merge",
+            "-p",
+            '{"spec":{"availabilityMode":"Unavailable"}}',
+        )
+
+        def withdrawn() -> dict[str, Any] | None:
+            found = api.get("activeresolutions", "ask", ns)
+            resolved = condition(found, "Resolved")
+            if resolved is None or resolved["reason"] != "CatalogUnavailable":
+                return None
+            return found if "availabilityMode" in resolved["message"] else None
+
+        wait_for("CatalogUnavailable", withdrawn, log=controller)
+        assert "Traceback" not in controller.log_text()
+        # it keeps serving everything else
+        assert api.get("clusterextensions", "node-healthcheck-operator") is not None
