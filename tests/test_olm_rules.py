@@ -815,3 +815,20 @@ def test_explanation_suggests_an_alternative_that_resolves(make: MakeCatalog) ->
     suggestion = resolution.explanation.suggestions[0]
     assert suggestion.text.startswith("require 'app@1.0.0' instead")
     assert picked(run(catalog, ["app@1.0.0"])) == {"app": "1.0.0"}
+
+
+def test_installed_bundle_in_no_catalog_upgrades_along_another_channels_edge(
+    make: MakeCatalog,
+) -> None:
+    """An installed bundle no catalog lists, named only by a non-default channel's replaces,
+    is upgraded along that channel (it used to stay, as if nothing named it)."""
+    objs = [
+        package("foo"),
+        channel("foo", "stable", "foo.v2.0.0"),
+        channel("foo", "fast", entry("foo.v2.1.0", "foo.v1.0.0")),
+        bundle("foo", "2.0.0"),
+        bundle("foo", "2.1.0"),
+    ]
+    answer = item(run(make(objs), installed=["foo@1.0.0"]), "foo")
+    assert (answer.version, answer.action, answer.channel) == ("2.1.0", "upgrade", "fast")
+    assert answer.path == ("foo.v1.0.0", "foo.v2.1.0")

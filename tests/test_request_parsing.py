@@ -366,3 +366,18 @@ def test_a_parsed_document_gives_the_same_request_as_its_file(tmp_path: Path) ->
 
     from_document, catalogs = request_from_document(yaml.safe_load(text))
     assert from_document == from_file and catalogs == []
+
+
+@pytest.mark.parametrize("kind", ["required", "installed"])
+def test_a_list_where_one_channel_belongs_is_bad_input(kind: str) -> None:
+    """A list of channels (OLM v1's ClusterExtension takes one) used to become the channel
+    "['beta', 'alpha']"; it is now an error naming the field."""
+    body = {"name": "etcd", "channel": ["beta", "alpha"]}
+    if kind == "installed":
+        body["version"] = "1.0.0"
+    data = {"spec": {"constraints": [{kind: body}]}}
+    with pytest.raises(InputError) as caught:
+        request_from_document(data, "req.yaml")
+    assert str(caught.value).startswith(
+        f"req.yaml: spec.constraints[0].{kind}.channel: expected one value, not a list"
+    )

@@ -37,6 +37,7 @@ from deppy.resolution.request_parsing import (
 )
 from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
+from deppy.workflows.olmv1 import extension_request, olmv1_documents
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -56,6 +57,7 @@ Examples:
   deppy resolve --catalog ./catalog=community --require 'etcd@>=0.9.0,channel=alpha'
   deppy resolve --catalog ./catalog --installed etcd@0.9.2,channel=alpha --require etcd
   deppy resolve -f request.yaml -o json
+  deppy resolve -f clusterextension.yaml --catalog ./catalog=operatorhubio
   deppy resolve --kubeconfig ~/.kube/config --require cert-manager
   deppy resolve --cluster cluster.yaml --dry-run-next
 """
@@ -94,7 +96,8 @@ Examples:
     "--file",
     "request_file",
     type=click.Path(path_type=Path),
-    help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...).",
+    help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...), or OLM v1 "
+    "ClusterExtension documents (with ClusterCatalog documents for labels and priorities).",
 )
 @output_option("text", "json", "yaml", "html", "table")
 @quiet_option
@@ -160,7 +163,12 @@ def resolve_cmd(
     with whole_command(timeout) as deadline:
         catalog_specs = [parse_catalog(spec) for spec in catalogs]
         request = ResolutionRequest()
-        if request_file is not None:
+        extension_notes: tuple[str, ...] = ()
+        documents = olmv1_documents(request_file) if request_file is not None else None
+        if documents is not None and request_file is not None:
+            olm, catalog_specs = extension_request(documents, str(request_file), catalog_specs)
+            request, extension_notes = olm.request, olm.warnings
+        elif request_file is not None:
             request, from_file = load_request_file(request_file)
             catalog_specs = catalog_specs or from_file
         request = ResolutionRequest(
@@ -170,6 +178,7 @@ def resolve_cmd(
             sources=request.sources + sources,
             exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
             one_step=one_step or request.one_step,
+            rules=request.rules,
         )
         state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
         if state is None and not request.required and not request.installed:
@@ -180,7 +189,7 @@ def resolve_cmd(
         pipeline = check_pipeline(pipeline_file)
         text = output in ("text", "table")
         report = stderr(quiet=not text)
-        notes: tuple[str, ...] = ()
+        notes: tuple[str, ...] = extension_notes
         if state is None:
             named = only_stored_names(catalog_specs)
             if named:  # the whole store, read in part: a way out may add another of its catalogs
@@ -195,7 +204,8 @@ def resolve_cmd(
                 found = cluster_input(
                     state, catalog_specs, namespace=cluster_namespace, report=report
                 )
-            catalog_set, request, notes = found.catalogs, found.request(request), found.warnings
+            catalog_set, request = found.catalogs, found.request(request)
+            notes = notes + found.warnings
             if not request.required and not request.installed:
                 raise click.UsageError(
                     f"nothing to resolve: {state.where} has no installed operator; give --require"

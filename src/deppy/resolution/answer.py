@@ -8,11 +8,17 @@ from typing import Any
 
 from deppy.catalog.model import Bundle
 from deppy.catalog.properties import projected_properties
+from deppy.catalog.semver.release import version_release_key
 from deppy.errors import InputError
 from deppy.explain import Explanation, explanation_as_dict
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.installed import upgrade_path
-from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
+from deppy.resolution.request import (
+    ExtensionTerms,
+    InstalledBundle,
+    RequiredPackage,
+    ResolutionRequest,
+)
 from deppy.resolution.variables import Needs, OLMVariable, bundle_id
 
 
@@ -35,7 +41,7 @@ class SelectedBundle:
     channel: str | None
     catalog: str
     image: str
-    action: str  # install | upgrade | keep
+    action: str  # install | upgrade | keep | replace | downgrade (OLM v1 SelfCertified)
     from_version: str | None
     path: tuple[str, ...]
     reasons: tuple[str, ...]
@@ -46,9 +52,9 @@ class SelectedBundle:
     def action_text(self) -> str:
         """``upgrade 0.9.0 → 0.9.2``; a long path keeps its ends: ``upgrade 0.9.0 → … → 0.9.4,
         4 steps`` (``path`` and JSON have every step)."""
-        if self.action == "upgrade":
+        if self.action in ("upgrade", "downgrade"):
             versions = self.path_versions or (self.from_version or "?", self.version)
-            return f"upgrade {path_text(versions)}"
+            return f"{self.action} {path_text(versions)}"
         return self.action
 
     def as_dict(self) -> dict[str, Any]:
@@ -119,6 +125,7 @@ def assemble(
     depends_on: dict[str, list[str]] = {v.id: [] for v in chosen}
     channel_hint: dict[str, str | None] = {}
     installed_of: dict[str, InstalledBundle] = {}
+    direct: set[str] = set()  # OLM v1: one step from the installed bundle, not a channel path
     for identifier in selected_ids:
         owner = variables[identifier]
         for fact in owner.facts:
@@ -133,12 +140,27 @@ def assemble(
                 if owner.kind == "bundle":
                     depends_on[owner.id].append(target)
                 if isinstance(fact.dependent, RequiredPackage):
-                    channel_hint.setdefault(target, fact.dependent.channel)
+                    extension = fact.dependent.extension
+                    channel_hint.setdefault(
+                        target,
+                        fact.dependent.channel
+                        or _first_channel(extension, variables[target].bundle, context),
+                    )
+                    if extension is not None and extension.installed is not None:
+                        installed_of[target] = extension.installed
+                        direct.add(target)
                 if isinstance(fact.dependent, InstalledBundle):
                     installed_of[target] = fact.dependent
     return tuple(
         replace(
-            _entry(variables[i], reasons[i], channel_hint.get(i), installed_of.get(i), context),
+            _entry(
+                variables[i],
+                reasons[i],
+                channel_hint.get(i),
+                installed_of.get(i),
+                context,
+                direct=i in direct,
+            ),
             origins=tuple(dict.fromkeys(origins[i])),
         )
         for i in _install_order([v.id for v in chosen], depends_on)
@@ -189,6 +211,8 @@ def _entry(
     channel: str | None,
     installed: InstalledBundle | None,
     context: ResolutionContext,
+    *,
+    direct: bool = False,
 ) -> SelectedBundle:
     bundle = variable.bundle
     if bundle is None:  # a replayed trace whose variables name a bundle its catalogs lack
@@ -200,7 +224,9 @@ def _entry(
     action, from_version = "install", None
     path: tuple[str, ...] = ()
     versions: tuple[str, ...] = ()
-    if installed is not None:
+    if installed is not None and direct:
+        action, from_version, path, versions = _direct_step(installed, bundle)
+    elif installed is not None:
         if bundle.version == installed.version:
             action = "keep"
         else:
@@ -225,6 +251,28 @@ def _entry(
         source=bundle,
         path_versions=versions,
     )
+
+
+def _first_channel(
+    extension: ExtensionTerms | None, bundle: Bundle | None, context: ResolutionContext
+) -> str | None:
+    """The first of a ClusterExtension's channels that offers the bundle."""
+    if extension is None or bundle is None:
+        return None
+    return next((c for c in extension.channels if context.order.in_channel(bundle, c)), None)
+
+
+def _direct_step(
+    installed: InstalledBundle, bundle: Bundle
+) -> tuple[str, str | None, tuple[str, ...], tuple[str, ...]]:
+    """An OLM v1 move: keep, or one step up (a direct successor) or down (SelfCertified)."""
+    now, then = version_release_key(installed.version), version_release_key(bundle.version)
+    if now == then:
+        return "keep", None, (), ()
+    name = installed.bundle or f"{installed.package}.v{installed.version}"
+    action = "upgrade" if then > now else "downgrade"
+    path = (name, bundle.name)
+    return action, str(installed.version), path, (str(installed.version), str(bundle.version))
 
 
 def _channel(bundle: Bundle, requested: str | None, context: ResolutionContext) -> str | None:

@@ -137,6 +137,9 @@ class ResolutionContext:
     # Every catalog deppy was given, before the request's ``sources`` chose among them: where a
     # suggestion looks for what the chosen ones lack, and what a changed request resolves on.
     known: BundleSource | None = None
+    # answers a rule set computes once per resolution (OLM v1's per-catalog outcome, asked for
+    # both the candidates and the explanation)
+    memo: dict[object, object] = field(default_factory=dict)
 
     @classmethod
     def create(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from deppy.catalog.extension_filters import names_successor
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.semver import Version
 from deppy.catalog.upgrade_edges import UpgradeGraph, forward_targets, upgrade_graph
@@ -79,14 +80,32 @@ def _channel(
 def _synthetic_channel(installed: InstalledBundle, context: ResolutionContext) -> Channel | None:
     """The channel to follow from a bundle no catalog lists: in the catalog the installed
     bundle names (OLM looks its replacement up in the subscription's catalog), else in the
-    first catalog that has the package."""
+    first catalog that has the package. Without a channel named, the default channel when one
+    of its entries names the bundle (replaces, skips, skipRange), else the first other channel
+    (by name) that names it — an edge in any channel upgrades it — else the default channel."""
     catalogs = context.catalogs.catalogs_with(installed.package)
     if installed.catalog is not None:
         catalogs = [c for c in catalogs if c == installed.catalog]
+    name = installed.bundle or f"{installed.package}.v{installed.version.canonical}"
     for catalog in catalogs:
         meta = context.catalogs.package(catalog, installed.package)
-        wanted = installed.channel or (meta.default_channel if meta else None)
-        channel = _channel(context, catalog, installed.package, wanted)
+        default = meta.default_channel if meta else None
+        if installed.channel is None:
+            channels = sorted(
+                context.catalogs.channels(catalog, installed.package),
+                key=lambda c: (c.name != default, c.name),
+            )
+            naming = next(
+                (
+                    c
+                    for c in channels
+                    if any(names_successor(e, name, installed.version) for e in c.entries)
+                ),
+                None,
+            )
+            if naming is not None:
+                return naming
+        channel = _channel(context, catalog, installed.package, installed.channel or default)
         if channel is not None:
             return channel
     return None

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.dependencies import needs_of, package_absent
+from deppy.resolution.dependencies import needs_of
 from deppy.resolution.installed import locate_installed, upgrade_candidates
 from deppy.resolution.request import RequiredPackage
+from deppy.resolution.rule_sets import rule_set
 from deppy.resolution.variables import (
     ClusterIncompatible,
     ClusterPolicy,
@@ -65,55 +66,13 @@ class RequiredPackageProducer:
 
     @staticmethod
     def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
-        order = context.order
-        found = [
-            b
-            for b in context.catalogs.bundles_of(requirement.package)
-            if requirement.versions.contains(b.version)
-            and b.version not in requirement.ignore_versions
-            and (requirement.catalog is None or b.catalog == requirement.catalog)
-            and order.channels_containing(b)
-            and (requirement.channel is None or order.in_channel(b, requirement.channel))
-        ]
-        return order.sort(found, channel=requirement.channel)
+        """The requirement's candidates, most preferred first, by the request's rule set."""
+        return rule_set(context.request).candidates(requirement, context)
 
     @staticmethod
     def why_none(requirement: RequiredPackage, context: ResolutionContext) -> str:
-        package = requirement.package
-        catalogs = context.catalogs
-        if not catalogs.has_package(package):
-            return package_absent(package, context)
-        bundles = catalogs.bundles_of(package)
-        scope = ""
-        if requirement.catalog is not None:
-            bundles = [b for b in bundles if b.catalog == requirement.catalog]
-            if not bundles:
-                others = ", ".join(catalogs.catalogs_with(package))
-                return f"catalog {requirement.catalog} has no package {package} (found in {others})"
-            scope = f" in catalog {requirement.catalog}"
-        if requirement.channel is not None:
-            channels = sorted({c for b in bundles for c in context.order.channels_containing(b)})
-            bundles = [b for b in bundles if context.order.in_channel(b, requirement.channel)]
-            if not bundles:
-                return (
-                    f"package {package}{scope} has no channel {requirement.channel} "
-                    f"(channels: {', '.join(channels)})"
-                )
-            scope = f" in channel {requirement.channel}{scope}"
-        in_range = sorted({b.version for b in bundles if requirement.versions.contains(b.version)})
-        if not in_range:
-            available = sorted({b.version for b in bundles})
-            shown = ", ".join(str(v) for v in available[-8:])
-            more = f" (and {len(available) - 8} older)" if len(available) > 8 else ""
-            return (
-                f"no version of {package}{scope} is in range {requirement.versions_text}; "
-                f"available{' there' if scope else ''}: {shown}{more}"
-            )
-        ranged = f" in range {requirement.versions_text}" if requirement.versions_text else ""
-        return (
-            f"every version of {package}{scope}{ranged} is ignored "
-            f"({', '.join(str(v) for v in in_range)})"
-        )
+        """Why the requirement has no candidate at all, in the rule set's words."""
+        return rule_set(context.request).why_none(requirement, context)
 
 
 class InstalledPackageProducer:

@@ -9,6 +9,46 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from deppy.catalog.semver import Version, VersionRange
+from deppy.catalog.semver.extension_constraint import ExtensionConstraint
+
+CATALOG_PROVIDED = "CatalogProvided"
+SELF_CERTIFIED = "SelfCertified"
+UPGRADE_POLICIES = (CATALOG_PROVIDED, SELF_CERTIFIED)
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogChoice:
+    """A catalog an OLM v1 request may use: its name and its ClusterCatalog ``spec.priority``."""
+
+    name: str
+    priority: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionTerms:
+    """What one ClusterExtension asks beyond a package name, in OLM v1's own terms.
+
+    ``catalogs`` are the ClusterCatalogs its selector chose (available ones only), with their
+    priorities; ``installed`` is its ``status.install.bundle``; ``constraint`` its
+    ``spec.source.catalog.version`` (None: any version).
+    """
+
+    name: str
+    channels: tuple[str, ...] = ()
+    constraint: ExtensionConstraint | None = None
+    policy: str = CATALOG_PROVIDED
+    installed: InstalledBundle | None = None
+    catalogs: tuple[CatalogChoice, ...] = ()
+    namespace: str | None = None
+    service_account: str | None = None
+
+    def describe(self) -> str:
+        parts = [f"ClusterExtension {self.name}"]
+        if self.channels:
+            parts.append(f"channels [{' '.join(self.channels)}]")
+        if self.policy != CATALOG_PROVIDED:
+            parts.append(self.policy)
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,11 +65,14 @@ class RequiredPackage:
     catalog: str | None = None
     ignore_versions: tuple[Version, ...] = ()
     text: str = ""
+    extension: ExtensionTerms | None = None  # an OLM v1 ClusterExtension's terms
 
     def describe(self) -> str:
         parts = [self.package]
         if self.versions_text:
             parts.append(self.versions_text)
+        if self.extension is not None:
+            parts.append(f"({self.extension.describe()})")
         if self.channel:
             parts.append(f"in channel {self.channel}")
         if self.catalog:
@@ -94,3 +137,6 @@ class ResolutionRequest:
     # OLM v0 moves an installed bundle one upgrade step per resolution; deppy by default goes
     # to the highest version its channel's edges reach (and shows the path)
     one_step: bool = False
+    # which candidates, in which order, which errors: "deppy" (DESIGN.md, "OLM semantics") or
+    # "olmv1" (a ClusterExtension request, OLM v1's rules); see ``rule_sets``
+    rules: str = "deppy"

@@ -394,11 +394,11 @@ def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
         raise InputError(f"{where}.ignoreVersions", "expected a list of versions")
     return required_from_parts(
         body["name"],
-        _text(body.get("versionRange")),
-        channel=_text(body.get("channel")),
-        catalog=_text(body.get("catalog")),
+        _field(body, "versionRange", where),
+        channel=_field(body, "channel", where),
+        catalog=_field(body, "catalog", where),
         ignore=[str(v) for v in ignore],
-        within_text=_text(body.get("within")),
+        within_text=_field(body, "within", where),
         where=where,
         fields=(f"{where}.versionRange", f"{where}.within", f"{where}.ignoreVersions"),
     )
@@ -406,15 +406,15 @@ def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
 
 def _installed(body: Mapping[str, Any], where: str) -> InstalledBundle:
     _check_keys(body, INSTALLED_FIELDS, where)
-    version = _text(body.get("version"))
+    version = _field(body, "version", where)
     if not version:
         raise InputError(f"{where}.version", "the installed version is required")
     return InstalledBundle(
         body["name"],
         parse_version(version, f"{where}.version", tolerant=True),
-        _text(body.get("channel")),
-        _text(body.get("catalog")),
-        _text(body.get("bundle")),
+        _field(body, "channel", where),
+        _field(body, "catalog", where),
+        _field(body, "bundle", where),
     )
 
 
@@ -440,6 +440,21 @@ def _exclude_entry(raw: Any, where: str) -> PropertyRestriction:
             where, "expected {type: ..., value: ...}", "e.g. {type: olm.label, value: beta}"
         )
     return PropertyRestriction(str(fields[0]), str(fields[1]))
+
+
+def _field(body: Mapping[str, Any], key: str, where: str) -> str | None:
+    """A scalar field as text; a list or a mapping where one name or version belongs is bad
+    input (a list of channels would otherwise become the channel "['beta', 'alpha']")."""
+    value = body.get(key)
+    if isinstance(value, list | Mapping):
+        kind = "a list" if isinstance(value, list) else "a mapping"
+        fix = (
+            "give one channel (deppy's request takes one channel per package)"
+            if key == ("channel")
+            else "give one value"
+        )
+        raise InputError(f"{where}.{key}", f"expected one value, not {kind}", fix)
+    return _text(value)
 
 
 def _text(value: Any) -> str | None:
