@@ -2,38 +2,37 @@
 
 operator-controller says only that it found no bundle (``Progressing`` with reason
 ``Retrying``, or a message "no bundles found"). For any ClusterExtension in that state,
-whoever wrote it, deppy resolves the same question against the same ClusterCatalogs (those
-its selector names by ``olm.operatorframework.io/metadata.name``, else every ClusterCatalog):
-the package, the version range, the channel, what is installed now. When that has no answer,
-the Event says why (deppy's explanation) and gives a way out deppy resolved: the version (and
-channel) to write, with the ``kubectl patch`` that writes it. When deppy finds a bundle OLM v1
-did not, the Event names it. The Event is posted once per change of the answer, deduplicated as
-deppy's other Events are; deppy never writes a ClusterExtension's spec or status.
+whoever wrote it, deppy resolves the same ClusterExtension with OLM v1's rules
+(``resolution.olmv1_request``: its channels, version constraint, upgrade policy, installed
+bundle, and the ClusterCatalogs its selector picks, with their priorities) against the content
+of those ClusterCatalogs. When that has no answer, the Event says why (deppy's explanation)
+and gives a way out: the version and channel to write, with the ``kubectl patch`` that writes
+them — the changed ClusterExtension resolved again with OLM v1's rules before it is shown.
+When deppy finds a bundle operator-controller did not, the Event names it. The Event is
+posted once per change of the answer, deduplicated as deppy's other Events are; deppy never
+writes a ClusterExtension's spec or status.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
-from dataclasses import replace
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from deppy.catalog.semver import Version, VersionRange
-from deppy.controller.catalogs.cluster_catalogs import KIND
+from deppy.controller.catalogs.cluster_catalogs import KIND, list_cluster_catalogs
 from deppy.controller.kube import ApiError, Body
-from deppy.controller.olmv1.extensions import (
-    CATALOG_NAME_LABEL,
-    conditions_of,
-    installed_version,
-    package_of,
-)
+from deppy.controller.olmv1.extensions import conditions_of
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError
 from deppy.explain import explanation_as_dict
 from deppy.resolution.answer import Resolution
-from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
-from deppy.resolution.request_parsing import required_from_parts
+from deppy.resolution.olmv1_request import (
+    ClusterCatalogFacts,
+    catalog_from_object,
+    extension_from_object,
+)
+from deppy.resolution.request import ResolutionRequest
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options
 
@@ -76,49 +75,41 @@ def explain(runtime: Runtime, body: Body) -> None:
     runtime.observe.explained(body, REASON, message, way_out)
 
 
-def _request(runtime: Runtime, body: Body) -> tuple[ResolutionRequest, list[str], str]:
-    name = str(body["metadata"]["name"])
-    where = f"ClusterExtension {name}: spec.source.catalog"
-    catalog = ((body.get("spec") or {}).get("source") or {}).get("catalog") or {}
-    package = package_of(body)
-    if not package:
-        raise InputError(f"{where}.packageName", "is missing")
-    labels = ((catalog.get("selector") or {}).get("matchLabels")) or {}
-    named = labels.get(CATALOG_NAME_LABEL)
-    names = [str(named)] if named else runtime.cache.names_of_kind(KIND)
-    channels = [str(c) for c in catalog.get("channels") or ()]
-    versions = str(catalog.get("version") or "").replace(",", " ")
-    required = required_from_parts(
-        package,
-        versions or None,
-        channel=channels[0] if len(channels) == 1 else None,
-        catalog=str(named) if named else None,
-        where=f"{where}.version",
-        text=f"ClusterExtension {name}",
-    )
-    installed: tuple[InstalledBundle, ...] = ()
-    now = installed_version(body)
-    if now:
-        bundle = ((body.get("status") or {}).get("install") or {}).get("bundle") or {}
-        installed = (
-            InstalledBundle(
-                package,
-                Version.parse_tolerant(now),
-                bundle=str(bundle.get("name") or "") or None,
-                text=f"ClusterExtension {name}: status.install.bundle",
-            ),
-        )
-    request = ResolutionRequest(required=(required,), installed=installed, cluster=runtime.cluster)
-    return request, names, name
+def _facts(runtime: Runtime) -> list[ClusterCatalogFacts]:
+    """The ClusterCatalogs whose content deppy holds: labels, priority, availability."""
+    loaded = set(runtime.cache.names_of_kind(KIND))
+    facts = []
+    for body in list_cluster_catalogs(runtime.kube):
+        name = str(body["metadata"]["name"])
+        if name in loaded:
+            facts.append(catalog_from_object(body, f"ClusterCatalog {name}"))
+    return facts
+
+
+def _with_catalog(body: Body, **fields: Any) -> dict[str, Any]:
+    """``body`` with ``spec.source.catalog`` fields changed (a copy: deppy never writes it)."""
+    spec = dict(body.get("spec") or {})
+    source = dict(spec.get("source") or {})
+    source["catalog"] = {**(source.get("catalog") or {}), **fields}
+    return {**body, "spec": {**spec, "source": source}}
 
 
 def _answer(runtime: Runtime, body: Body) -> tuple[str, bool]:
-    request, names, name = _request(runtime, body)
-    view = runtime.cache.view(names)
-    source = view.source
-    if source is None:
-        why = "; ".join(f"{n}: {w}" for n, w in view.unavailable) or "no ClusterCatalog is loaded"
-        return f"deppy has no content of the ClusterCatalogs it selects ({why})", False
+    name = str(body["metadata"]["name"])
+    facts = _facts(runtime)
+
+    def request_of(extension: Mapping[str, Any]) -> ResolutionRequest:
+        required = extension_from_object(extension, f"ClusterExtension {name}", facts)
+        return ResolutionRequest(required=(required,), cluster=runtime.cluster, rules="olmv1")
+
+    request = request_of(body)
+    terms = request.required[0].extension
+    names = [c.name for c in terms.catalogs] if terms is not None else []
+    view = runtime.cache.view(names) if names else None
+    source = view.source if view is not None else None
+    if view is None or source is None:
+        why = "; ".join(f"{n}: {w}" for n, w in view.unavailable) if view is not None else ""
+        return f"deppy has no content of the ClusterCatalogs it selects ({why or 'none'})", False
     shown = ", ".join(n for n, _ in view.used)
 
     def resolve(changed: ResolutionRequest) -> Resolution:
@@ -127,23 +118,22 @@ def _answer(runtime: Runtime, body: Body) -> tuple[str, bool]:
     resolution = resolve(request)
     package = request.required[0].package
     if resolution.resolved:
-        picked = _picked(resolution, package)
         return (
-            f"deppy finds {picked} for this spec in ClusterCatalog(s) {shown}; OLM v1 may be "
-            "reading other content (catalogd not serving the newest yet)",
+            f"deppy finds {_picked(resolution, package)} for this spec with OLM v1's rules in "
+            f"ClusterCatalog(s) {shown}; operator-controller may be reading older content",
             True,
         )
     summary = resolution.explanation.summary if resolution.explanation else "no answer"
-    way_out = _way_out(resolution, request, resolve, package)
+    way_out = _way_out(resolution, body, request_of, resolve, package)
     if way_out is None:
         return f"deppy: {summary} (ClusterCatalogs {shown}); deppy found no way out", False
     version, channel = way_out
     patch = {"spec": {"source": {"catalog": {"version": version, "channels": [channel]}}}}
     return (
         f"deppy: way out: set spec.source.catalog.version to {version!r} and channels to "
-        f"[{channel}] (deppy resolved it against ClusterCatalogs {shown}): kubectl patch "
-        f"clusterextension {name} --type merge -p '{json.dumps(patch, separators=(',', ':'))}'. "
-        f"Why: {summary}",
+        f"[{channel}] (resolved with OLM v1's rules against ClusterCatalogs {shown}): kubectl "
+        f"patch clusterextension {name} --type merge -p "
+        f"'{json.dumps(patch, separators=(',', ':'))}'. Why: {summary}",
         True,
     )
 
@@ -157,35 +147,48 @@ def _picked(resolution: Resolution, package: str) -> str:
 
 def _way_out(
     resolution: Resolution,
-    request: ResolutionRequest,
-    resolve: Any,
+    body: Body,
+    request_of: Callable[[Mapping[str, Any]], ResolutionRequest],
+    resolve: Callable[[ResolutionRequest], Resolution],
     package: str,
 ) -> tuple[str, str] | None:
-    """(version, channel) a changed request resolves to: deppy's own suggestions first (each
-    already seen to resolve), else the requirement without its version range and channel."""
-    tries: list[RequiredPackage] = []
+    """(version, channel) to write: deppy's suggestions first, else the ClusterExtension
+    without its version and channels; each tried as the changed ClusterExtension under OLM v1's
+    rules, and the exact pin it gives tried again — a way out deppy has seen work."""
+    tries: list[dict[str, Any]] = []
     if resolution.explanation is not None:
         for shown in explanation_as_dict(resolution.explanation).get("suggestions") or ():
             change = shown.get("change") or {}
             fields = change.get("requirement") or {}
             if change.get("kind") == "replace-requirement" and fields.get("name") == package:
+                channel = fields.get("channel")
                 tries.append(
-                    required_from_parts(
-                        package,
-                        fields.get("versionRange"),
-                        channel=fields.get("channel"),
-                        catalog=fields.get("catalog"),
-                        where="suggestion",
-                    )
+                    {
+                        "version": fields.get("versionRange"),
+                        **({"channels": [channel]} if channel else {}),
+                    }
                 )
-    old = request.required[0]
-    tries.append(replace(old, versions=VersionRange.any(), versions_text="", channel=None))
-    for required in tries:
+    tries.append({"version": None, "channels": None})
+    for fields in tries:
+        clean = {k: v for k, v in fields.items() if v is not None}
+        dropped = [k for k, v in fields.items() if v is None]
+        changed = _with_catalog(body, **clean)
+        catalog = changed["spec"]["source"]["catalog"]
+        for key in dropped:
+            catalog.pop(key, None)
         try:
-            answer = resolve(replace(request, required=(required,)))
+            answer = resolve(request_of(changed))
         except (InputError, SolveTimeout):
             continue
-        for item in answer.selection or () if answer.resolved else ():
-            if item.package == package and item.channel:
-                return str(item.version), str(item.channel)
+        picked = next(
+            (i for i in answer.selection or () if i.package == package and i.channel), None
+        )
+        if not answer.resolved or picked is None:
+            continue
+        pinned = _with_catalog(body, version=str(picked.version), channels=[str(picked.channel)])
+        try:
+            if resolve(request_of(pinned)).resolved:
+                return str(picked.version), str(picked.channel)
+        except (InputError, SolveTimeout):
+            continue
     return None
