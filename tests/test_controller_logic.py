@@ -81,10 +81,15 @@ def test_every_crd_is_structural_with_status_and_columns() -> None:
 def test_manifests_bring_the_seed_defaults() -> None:
     docs = all_manifests()
     classes = {d["metadata"]["name"]: d for d in docs if d["kind"] == "InputClass"}
-    assert set(classes) == {"subscription", "force", "minimal-version", "dry-run", "dry-run-next"}
+    seed = {"subscription", "force", "minimal-version", "dry-run", "dry-run-next"}
+    assert set(classes) == seed | {"olm-v1"}
     assert classes["dry-run-next"]["parameters"]["nextClusterVersion"] is True
-    provisioner = next(d for d in docs if d["kind"] == "ProvisionerClass")
-    assert provisioner["parameters"]["approval"] == "Android"
+    provisioners = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ProvisionerClass"}
+    assert provisioners["deppy.resolveset"]["parameters"]["approval"] == "Android"
+    # OLM v1: approved sets become ClusterExtensions; nothing is uninstalled unless asked
+    assert provisioners["olm-v1"]["provisioner"] == "deppy.io/olm-v1"
+    assert provisioners["olm-v1"]["parameters"] == {"approval": "Android", "prune": False}
+    assert classes["olm-v1"]["parameters"]["provisionerClass"] == "olm-v1"
     deployment = next(d for d in docs if d["kind"] == "Deployment")
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     assert container["args"][0] == "controller" and container["livenessProbe"]
