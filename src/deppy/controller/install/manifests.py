@@ -201,6 +201,13 @@ def cluster_role() -> dict[str, Any]:
                 "resources": ["clusterserviceversions", "subscriptions"],
                 "verbs": read,
             },
+            # kopf notices a kind whose CRD is installed after it started (OLM v1 installed
+            # after deppy): it watches the definitions
+            {
+                "apiGroups": ["apiextensions.k8s.io"],
+                "resources": ["customresourcedefinitions"],
+                "verbs": read,
+            },
             # OLM v1: ClusterCatalogs read; ClusterExtensions written only when labelled deppy's
             # (the controller checks the label: RBAC cannot)
             {
