@@ -437,22 +437,35 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
     assert [(e["reason"], e["count"]) for e in again] == [("NoBundleExplained", 1)]
     found = api.get("clusterextensions", "alvearie-wanted")
     assert found is not None and found["spec"] == before["spec"]  # never written by deppy
-    # the way out works: deppy resolves exactly that against the same catalog
+    # the way out works: the ClusterExtension patched as the Event says, resolved with OLM
+    # v1's rules (deppy resolve -f) against the same catalog content, installs 0.0.3
+    patch = json.loads(event["message"].split(" -p '", 1)[1].split("'", 1)[0])
+    patched = {**before, "spec": {**before["spec"]}}
+    patched["spec"]["source"] = {
+        "sourceType": "Catalog",
+        "catalog": {**before["spec"]["source"]["catalog"], **patch["spec"]["source"]["catalog"]},
+    }
+    patched.pop("status", None)
+    patched["metadata"] = {"name": "alvearie-wanted"}
+    request = env["tmp"] / "way-out.json"
+    request.write_text(json.dumps(patched))
     done = subprocess.run(
         [
             DEPPY,
             "resolve",
+            "-f",
+            str(request),
             "--catalog",
             f"{env['tmp'] / 'catalog'}={CATALOG}",
-            "--require",
-            "alvearie-imaging-ingestion@0.0.3,channel=alpha",
-            "--kube-version",
-            "1.20.2",
+            "-o",
+            "json",
         ],
         capture_output=True,
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    picked = [(b["package"], b["version"]) for b in json.loads(done.stdout)["selection"]]
+    assert picked == [("alvearie-imaging-ingestion", "0.0.3")]
     metrics = _metrics(controller)
     assert 'deppy_olmv1_explanations_total{outcome="way_out"} 1.0' in metrics
     assert 'deppy_cluster_extensions_written_total{action="updated"}' in metrics

@@ -351,7 +351,8 @@ class Soak:
         )
         self.settle_and_check("start")
         for number in range(1, profile.steps + 1):
-            what = self.step()
+            # every fourth step is OLM v1's: an Input of class olm-v1 applied, or approved
+            what = self._olm_v1(self.namespaces[0]) if number % 4 == 3 else self.step()
             self.report.steps += 1
             seconds = self.settle_and_check(f"step {number}/{profile.steps}: {what}")
             self.report.step_settle.append(seconds)
@@ -472,7 +473,6 @@ class Soak:
             "resolution-delete": 0.5,
             "approve": 3,
             "catalog-change": 2,
-            "olm-v1": 2.5,
         }
         kind = self.rng.choices(list(kinds), list(kinds.values()))[0]
         namespace = self.rng.choice(self.namespaces)
@@ -586,12 +586,13 @@ class Soak:
         if pending:
             return self._approve(namespace)
         mine = {n for n in self.inputs[namespace] if n.startswith("olm-")}
-        if mine and self.rng.random() < 0.25:
+        fresh = [p for p in self._packages() if f"olm-{p}" not in mine]
+        if mine and (not fresh or self.rng.random() < 0.25):
             name = self.rng.choice(sorted(mine))
             self.inputs[namespace].discard(name)
             self.api.delete("inputs", name, namespace)
             return f"{namespace}: OLM v1 Input {name} deleted"
-        package = self.rng.choice(self._packages())
+        package = self.rng.choice(fresh)  # a package the unit does not ask for yet
         body = {
             "apiVersion": API,
             "kind": "Input",
