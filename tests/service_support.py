@@ -8,6 +8,7 @@ import functools
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -48,3 +49,14 @@ def paths_app(*specs: str, **options: object) -> FastAPI:
 
 def client(app: FastAPI) -> TestClient:
     return TestClient(app, raise_server_exceptions=False)
+
+
+def post_request(
+    api: TestClient, text: str, *, as_json: bool, path: str = "/api/v1/resolve"
+) -> Any:
+    """POST a YAML request text as JSON (parsed) or as it is (application/yaml)."""
+    import yaml
+
+    if as_json:
+        return api.post(path, json=yaml.safe_load(text))
+    return api.post(path, content=text, headers={"Content-Type": "application/yaml"})

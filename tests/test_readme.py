@@ -63,3 +63,26 @@ def test_the_layout_names_files_that_exist() -> None:
             elif token.endswith("/"):
                 folder = found[0]
     assert missing == []
+
+
+def test_the_olm_v1_example_answers_plans_and_explains(tmp_path: Path) -> None:
+    """The "OLM v1" section: its ClusterExtension file gives the answer shown, a plan, and
+    (with version "~2.0") the explanation shown."""
+    section = README.split("\n## OLM v1: ClusterExtension and ClusterCatalog\n", 1)[1]
+    request = next(b for b in yaml_blocks() if "kind: ClusterExtension" in b)
+    path = tmp_path / "observability.yaml"
+    path.write_text(request, encoding="utf-8")
+    catalog = f"{EXAMPLE}=example"
+    command = "deppy resolve -f observability.yaml --catalog src/deppy/data/catalog=example"
+    shown = section.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    code, out, err = run("resolve", "-f", str(path), "--catalog", catalog)
+    assert code == 0, err
+    table = "Resolution (install in this order):"
+    assert out == table + shown.split(table, 1)[1]  # the warnings above it go to stderr
+    code, out, _ = run("resolve", "-f", str(path), "--catalog", catalog, "-o", "clusterextensions")
+    assert code == 0 and out.count("kind: ClusterExtension") == 3
+    path.write_text(request.replace('">=1.0, <2"', '"~2.0"'), encoding="utf-8")
+    explained = section.split(f'$ {command}   # with version: "~2.0"\n', 1)[1].split("```", 1)[0]
+    code, out, _ = run("resolve", "-f", str(path), "--catalog", catalog)
+    assert code == 1
+    assert out == explained

@@ -14,7 +14,7 @@ import yaml
 from fastapi.testclient import TestClient
 
 from tests.conftest import shared_path
-from tests.service_support import client, community_store, store_app
+from tests.service_support import client, community_store, post_request, store_app
 from tests.workflow_helpers import run
 
 QUESTIONS = {
@@ -63,12 +63,7 @@ def test_resolve_answers_what_the_cli_prints(
     file = tmp_path / "request.yaml"
     file.write_text(text, encoding="utf-8")
     expected = cli_json("resolve", "-f", str(file), "-o", "json")
-    if as_json:
-        response = api.post("/api/v1/resolve", json=yaml.safe_load(text))
-    else:
-        response = api.post(
-            "/api/v1/resolve", content=text, headers={"Content-Type": "application/yaml"}
-        )
+    response = post_request(api, text, as_json=as_json)
     assert response.status_code == 200, response.text
     assert response.headers["content-type"] == "application/json"
     assert response.text == expected

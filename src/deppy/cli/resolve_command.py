@@ -27,6 +27,7 @@ from deppy.cli.workflow_options import (
     warn,
 )
 from deppy.explain.render import SCREEN_LINES, explanation_as_short_text
+from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts, ResolutionRequest
 from deppy.resolution.request_parsing import (
     load_request_file,
@@ -37,7 +38,11 @@ from deppy.resolution.request_parsing import (
 )
 from deppy.solver import SolveTimeout
 from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
-from deppy.workflows.olmv1 import extension_request, olmv1_documents
+from deppy.workflows.olmv1 import (
+    extension_request,
+    extension_request_on_cluster,
+    olmv1_documents,
+)
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 SPEC_HELP = """
@@ -99,7 +104,18 @@ Examples:
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...), or OLM v1 "
     "ClusterExtension documents (with ClusterCatalog documents for labels and priorities).",
 )
-@output_option("text", "json", "yaml", "html", "table")
+@output_option("text", "json", "yaml", "html", "table", "clusterextensions")
+@click.option(
+    "--install-namespace",
+    metavar="NS",
+    help="-o clusterextensions: the namespace of a ClusterExtension whose request names none "
+    "(a dependency deppy adds takes its requester's).",
+)
+@click.option(
+    "--service-account",
+    metavar="NAME",
+    help="-o clusterextensions: the service account, likewise.",
+)
 @quiet_option
 @timeout_option("Give up after this many seconds (loading and output included).")
 @click.option(
@@ -155,6 +171,8 @@ def resolve_cmd(
     cluster_namespace: str | None,
     dry_run_next: str | None,
     one_step: bool,
+    install_namespace: str | None,
+    service_account: str | None,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -165,7 +183,10 @@ def resolve_cmd(
         request = ResolutionRequest()
         extension_notes: tuple[str, ...] = ()
         documents = olmv1_documents(request_file) if request_file is not None else None
-        if documents is not None and request_file is not None:
+        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
+        if documents is not None and state is not None:
+            request = ResolutionRequest(rules="olmv1")  # the cluster's catalogs come first
+        elif documents is not None and request_file is not None:
             olm, catalog_specs = extension_request(documents, str(request_file), catalog_specs)
             request, extension_notes = olm.request, olm.warnings
         elif request_file is not None:
@@ -180,7 +201,6 @@ def resolve_cmd(
             one_step=one_step or request.one_step,
             rules=request.rules,
         )
-        state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
         if state is None and not request.required and not request.installed:
             raise click.UsageError(
                 "nothing to resolve: give --require/--installed, -f FILE or a cluster "
@@ -204,7 +224,14 @@ def resolve_cmd(
                 found = cluster_input(
                     state, catalog_specs, namespace=cluster_namespace, report=report
                 )
-            catalog_set, request = found.catalogs, found.request(request)
+            catalog_set = found.catalogs
+            if documents is not None:
+                olm, request = extension_request_on_cluster(
+                    documents, str(request_file), state, found, request
+                )
+                notes = notes + olm.warnings
+            else:
+                request = found.request(request)
             notes = notes + found.warnings
             if not request.required and not request.installed:
                 raise click.UsageError(
@@ -244,6 +271,15 @@ def resolve_cmd(
         else:
             for warning in resolution.warnings:
                 warn(warning)
+        if request.rules == "olmv1":
+            from deppy.workflows.olmv1_plan import extra_packages
+
+            for note in extra_packages(resolution):
+                warn(note)
+        if output == "clusterextensions":
+            raise SystemExit(
+                print_clusterextensions(resolution, install_namespace, service_account)
+            )
         facts: list[tuple[str, str]] = []
         if output == "html":
             from deppy.workflows.report_facts import report_facts
@@ -253,6 +289,22 @@ def resolve_cmd(
         if text and os.environ.get("DEPPY_TIMING"):
             click.echo(f"resolved in {elapsed * 1000:.1f} ms", err=True)
         raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+
+
+def print_clusterextensions(
+    resolution: Resolution, namespace: str | None, service_account: str | None
+) -> int:
+    """The plan as ClusterExtension YAML (install order), or the explanation on stderr."""
+    if resolution.explanation is not None:
+        click.echo(explanation_as_short_text(resolution.explanation), err=True)
+        return EXIT_UNRESOLVABLE
+    import yaml
+
+    from deppy.workflows.olmv1_plan import plan_documents, plan_extensions
+
+    planned = plan_extensions(resolution, namespace=namespace, service_account=service_account)
+    click.echo(yaml.safe_dump_all(plan_documents(planned), sort_keys=False).rstrip())
+    return 0
 
 
 def dry_run(

@@ -35,11 +35,20 @@ SHOWN_UPDATES = 10
     metavar="SPEC",
     help="PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME] (repeatable).",
 )
+@click.option(
+    "-f",
+    "--file",
+    "extension_file",
+    type=click.Path(path_type=Path),
+    help="Installed ClusterExtensions (status.install.bundle): what OLM v1 moves each to under "
+    "its upgradeConstraintPolicy, and the path over reconciliations.",
+)
 @catalog_options
 @cluster_options
 @cluster_input_options
 @output_option("text", "json", "yaml")
 def upgrades_cmd(
+    extension_file: Path | None,
     installed: tuple[str, ...],
     catalogs: tuple[str, ...],
     sources: tuple[str, ...],
@@ -61,6 +70,8 @@ def upgrades_cmd(
     With --ocp-version/--kube-version, updates the cluster cannot run are marked and the path
     leads to the newest one it can run.
     """
+    if extension_file is not None:
+        raise SystemExit(_extension_upgrades(extension_file, catalogs, output))
     specs = [parse_installed(spec) for spec in installed]
     cluster = cluster_facts(ocp_version, kube_version)
     state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
@@ -101,6 +112,49 @@ def upgrades_cmd(
             click.echo("")
         for line in _report_lines(report):
             click.echo(line)
+
+
+def _extension_upgrades(path: Path, catalogs: tuple[str, ...], output: str) -> int:
+    from deppy.errors import InputError
+    from deppy.resolution.request_parsing import parse_catalog
+    from deppy.workflows.catalog_loading import load_catalogs
+    from deppy.workflows.olmv1 import extension_request, olmv1_documents
+    from deppy.workflows.olmv1_upgrades import extension_upgrades
+
+    documents = olmv1_documents(path)
+    if documents is None:
+        raise InputError(str(path), "no ClusterExtension in the file", "give OLM v1 objects")
+    found, specs = extension_request(documents, str(path), [parse_catalog(c) for c in catalogs])
+    for note in found.warnings:
+        warn(note)
+    source = load_catalogs(specs, report=stderr(quiet=output != "text"))
+    reports = extension_upgrades(source, found.request)
+    if output != "text":
+        dump([r.as_dict() for r in reports], output)
+        return 0
+    if not reports:
+        click.echo("no ClusterExtension has an installed bundle (status.install.bundle)")
+    for n, report in enumerate(reports):
+        if n:
+            click.echo("")
+        click.echo(
+            f"ClusterExtension {report.extension}: {report.package} {report.installed_version} "
+            f"({report.installed}; {report.policy})"
+        )
+        if report.error is not None:
+            click.echo(f"  OLM v1 finds no bundle: {report.error}")
+        elif report.next is None:
+            click.echo("  up to date: OLM v1 keeps it")
+        else:
+            versions = [report.installed_version, *(str(b.version) for b in report.path)]
+            click.echo(
+                f"  next: {report.next.version} ({report.next.name}, catalog {report.next.catalog})"
+            )
+            click.echo(
+                f"  path: {path_text(tuple(versions))} ({len(report.path)} reconciliation"
+                f"{'s' if len(report.path) != 1 else ''})"
+            )
+    return 0
 
 
 def _report_lines(report: UpgradeReport) -> list[str]:

@@ -14,6 +14,7 @@ from deppy.catalog.model import Bundle
 from deppy.explain import Cause, Explanation
 from deppy.explain.render import SCREEN_WIDTH
 from deppy.resolution.context import ResolutionContext
+from deppy.resolution.olmv1_suggestions import extension_ways_out
 from deppy.resolution.request import InstalledBundle, RequiredPackage
 from deppy.resolution.suggestions import (
     AddSource,
@@ -344,7 +345,11 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
         if isinstance(fact, Needs) and not fact.candidates:
             elsewhere = _elsewhere(fact, context)
             changes += [AddSource(name, wanted=fact.package or "") for name in elsewhere]
-            if fact.package:
+            dependent = fact.dependent
+            if isinstance(dependent, RequiredPackage) and dependent.extension is not None:
+                index = _index(request.required, dependent)
+                changes += extension_ways_out(dependent, index, context)
+            elif fact.package:
                 changes += _missing_package(fact, fact.package, context, advise=not elsewhere)
             elif not elsewhere:
                 need = fact.need

@@ -278,6 +278,9 @@ def extension_from_object(
         policy=str(policy),
         installed=_installed(data, package, where),
         catalogs=tuple(CatalogChoice(c.name, c.priority) for c in chosen if c.available),
+        unselected=tuple(
+            CatalogChoice(c.name, c.priority) for c in catalogs if c.available and c not in chosen
+        ),
         namespace=_string(spec.get("namespace"), _at(where, "spec.namespace")),
         service_account=_string(
             service_account.get("name"), _at(where, "spec.serviceAccount.name")
@@ -319,14 +322,19 @@ def merge_catalogs(
 
 
 def request_from_objects(
-    documents: Sequence[Any], where: str, content: Sequence[tuple[str, int]]
+    documents: Sequence[Any],
+    where: str,
+    content: Sequence[tuple[str, int]],
+    *,
+    described: Sequence[ClusterCatalogFacts] = (),
 ) -> ExtensionRequest:
     """ClusterExtensions (and ClusterCatalogs) as a request under OLM v1's rules.
 
     ``content`` names the catalogs whose content deppy has, with the priority given with each
-    (``--catalog DIR=NAME:PRIORITY``); ``where`` names the file in errors.
+    (``--catalog DIR=NAME:PRIORITY``); ``where`` names the file in errors; ``described`` are
+    ClusterCatalogs known otherwise (a cluster's), which the file's own may replace.
     """
-    described: list[ClusterCatalogFacts] = []
+    in_file: list[ClusterCatalogFacts] = []
     extensions: list[tuple[Mapping[str, Any], str]] = []
     for index, data in enumerate(documents):
         if data is None:
@@ -343,7 +351,7 @@ def request_from_objects(
             )
         here = _at(where, _document_name(data, str(kind), index))
         if kind == "ClusterCatalog":
-            described.append(catalog_from_object(data, here))
+            in_file.append(catalog_from_object(data, here))
         elif kind == "ClusterExtension":
             extensions.append((data, here))
         else:
@@ -354,7 +362,9 @@ def request_from_objects(
             )
     if not extensions:
         raise InputError(where, "no ClusterExtension in the file", f"apiVersion: {API_VERSION}")
-    catalogs, warnings = merge_catalogs(described, content)
+    replaced = {c.name for c in in_file}
+    known = [c for c in described if c.name not in replaced] + in_file
+    catalogs, warnings = merge_catalogs(known, content)
     required = tuple(extension_from_object(data, here, catalogs) for data, here in extensions)
     for facts in catalogs:
         if not facts.available:

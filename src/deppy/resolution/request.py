@@ -39,6 +39,8 @@ class ExtensionTerms:
     policy: str = CATALOG_PROVIDED
     installed: InstalledBundle | None = None
     catalogs: tuple[CatalogChoice, ...] = ()
+    # available catalogs its selector leaves out: where a way out may look
+    unselected: tuple[CatalogChoice, ...] = ()
     namespace: str | None = None
     service_account: str | None = None
 

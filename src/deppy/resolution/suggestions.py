@@ -20,7 +20,7 @@ from deppy.errors import DeppyError
 from deppy.explain import Explanation, Suggestion
 from deppy.explain.render import SCREEN_WIDTH
 from deppy.resolution.answer import Resolution
-from deppy.resolution.request import RequiredPackage, ResolutionRequest
+from deppy.resolution.request import ExtensionTerms, RequiredPackage, ResolutionRequest
 from deppy.resolution.request_parsing import parse_require
 
 Resolve = Callable[[ResolutionRequest], Resolution | None]
@@ -110,6 +110,9 @@ class DropEntry:
     def text(self, request: ResolutionRequest) -> str:
         _, before, after = _DROPS[self.field]
         entry = getattr(request, self.field)[self.index]
+        extension = getattr(entry, "extension", None)
+        if extension is not None:  # an OLM v1 request: the object to leave out
+            return f"{self.why}leave out ClusterExtension {extension.name}"
         return f"{self.why}{before}{entry.describe()}{after}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -217,7 +220,58 @@ class Advice:
         return data
 
 
-RequestChange = ReplaceRequirement | DropEntry | SetCluster | AddSource | Advice
+@dataclass(frozen=True, slots=True)
+class ChangeExtension:
+    """Change one field of a ClusterExtension (an OLM v1 request): ``path`` is the field under
+    ``spec.source.catalog`` (version, channels, upgradeConstraintPolicy, selector), ``value``
+    what to write there (None: remove the field), ``terms`` the extension's terms after it."""
+
+    index: int
+    path: str
+    value: Any = field(hash=False)
+    terms: ExtensionTerms = field(compare=False, hash=False)
+    why: str = field(default="", compare=False)
+
+    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
+        required = list(request.required)
+        old = required[self.index]
+        constraint = self.terms.constraint
+        required[self.index] = replace(
+            old, extension=self.terms, versions_text=constraint.text if constraint else ""
+        )
+        return replace(request, required=tuple(required))
+
+    def _edit(self) -> str:
+        path = f"spec.source.catalog.{self.path}"
+        if self.value is None:
+            return f"remove {path}"
+        return f"set {path}: {_yaml_flow(self.value)}"
+
+    def text(self, request: ResolutionRequest) -> str:
+        edit = f"{self._edit()} in ClusterExtension {self.terms.name}"
+        return edit + (f" — {self.why}" if self.why else "")
+
+    def short(self, request: ResolutionRequest) -> str:
+        return self._edit()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "change-extension",
+            "index": self.index,
+            "extension": self.terms.name,
+            "field": f"spec.source.catalog.{self.path}",
+            "value": self.value,
+        }
+
+
+def _yaml_flow(value: Any) -> str:
+    """A field's value as one line of YAML (JSON is YAML): ``"0.18.0"``, ``["stable"]``."""
+    import json
+
+    return json.dumps(value, sort_keys=True)
+
+
+RequestChange = ReplaceRequirement | DropEntry | SetCluster | AddSource | Advice | ChangeExtension
 
 
 def suggestion(change: RequestChange, request: ResolutionRequest) -> Suggestion:
@@ -270,6 +324,8 @@ def _relaxed_alternatives(
     for n, requirement in enumerate(request.required):
         if f"required package {requirement.describe()}" not in explanation.roots:
             continue
+        if requirement.extension is not None:
+            continue  # a ClusterExtension's ways out are its own fields (olmv1_suggestions)
         package = requirement.package
         tries = [
             RequiredPackage(package, requirement.versions, requirement.versions_text),

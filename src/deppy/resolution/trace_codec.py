@@ -3,7 +3,8 @@
 Values are tagged where their type is not obvious from JSON: ``{"$b": ref}`` a bundle (written
 once per trace, in the payload's ``bundles`` table, then referenced), ``{"$t": "Needs", ...}``
 a fact or request dataclass, ``{"$v": "1.2.3"}`` a version, ``{"$r": canonical, "text": ...}``
-a version range, ``{"$g": [group, version, kind]}`` an API; lists stand for tuples. Bundles are
+a version range, ``{"$g": [group, version, kind]}`` an API, ``{"$c": text}`` an OLM v1 version
+constraint; lists stand for tuples. Bundles are
 recorded without their manifests (olm.bundle.object) and CSV metadata, which nothing after
 variable generation reads; everything an explanation or an answer uses is kept.
 """
@@ -28,12 +29,15 @@ from deppy.catalog.model import (
 )
 from deppy.catalog.properties import BUNDLE_OBJECT, CSV_METADATA
 from deppy.catalog.semver import Version, VersionError, VersionRange
+from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 from deppy.pipeline.constraint_codec import decode_constraint, encode_constraint
 from deppy.pipeline.events import Batch
 from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.replay_source import CallKey, RecordingSource, ReplayedSource
 from deppy.resolution.request import (
+    CatalogChoice,
     ClusterFacts,
+    ExtensionTerms,
     InstalledBundle,
     PropertyRestriction,
     RequiredPackage,
@@ -52,6 +56,8 @@ _TAGGED: tuple[type[Any], ...] = (
     PropertyRestriction,
     ClusterFacts,
     ResolutionRequest,
+    ExtensionTerms,
+    CatalogChoice,
     PackageRequirement,
     Package,
     Channel,
@@ -224,6 +230,8 @@ class OLMEncoder:
             return {"$r": canonical} if text == canonical else {"$r": canonical, "text": text}
         if kind is GVK:
             return {"$g": [value.group, value.version, value.kind]}
+        if kind is ExtensionConstraint:
+            return {"$c": value.text}
         raise TypeError(f"the trace codec has no JSON form for {kind.__name__}")
 
     # -- context -------------------------------------------------------------------------------
@@ -343,6 +351,8 @@ class OLMDecoder:
             return VersionRange(parsed.intervals, text=value.get("text"))
         if "$g" in value:
             return GVK(*value["$g"])
+        if "$c" in value:
+            return ExtensionConstraint.parse(value["$c"])
         raise ValueError(f"unknown value record {sorted(value)}")
 
     def restore(self, snapshot: dict[str, Any]) -> ResolutionContext:

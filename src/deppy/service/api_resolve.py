@@ -21,7 +21,7 @@ from deppy.pipeline.timing import NodeTimes
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_installed, parse_version
-from deppy.service.bodies import parse_request
+from deppy.service.bodies import catalog_priorities, parse_request
 from deppy.service.context import Service, cli_json, service_of
 from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
@@ -56,7 +56,9 @@ def _resolve(
 ) -> Resolution:
     times = NodeTimes()
     with service.metrics.resolution() as seen, service.catalogs.lease() as loaded:
-        request = parse_request(body, content_type, loaded.source.names())
+        request = parse_request(
+            body, content_type, loaded.source.names(), catalog_priorities(loaded.source)
+        )
         resolution = service.gate.run(
             lambda left: resolve_with_options(
                 loaded.source, request, timeout=left, pipeline=None, trace=trace, times=times
@@ -74,7 +76,9 @@ def _dry_run(
     from deppy.workflows.whatif import parse_next, what_if
 
     with service.metrics.resolution() as seen, service.catalogs.lease() as loaded:
-        request = parse_request(body, content_type, loaded.source.names())
+        request = parse_request(
+            body, content_type, loaded.source.names(), catalog_priorities(loaded.source)
+        )
         try:
             target = parse_next(value, request.cluster)
         except InputError as error:

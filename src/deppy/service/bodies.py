@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import io
 import tarfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from deppy.catalog.catalog_set import BundleSource, CatalogSet
 from deppy.errors import InputError
 from deppy.input_limits import UnsafeInput, json_value
 from deppy.resolution.request import ResolutionRequest
@@ -59,8 +60,19 @@ def read_document(body: bytes, content_type: str) -> Any:
         raise Problem(400, str(error), field="body") from None
 
 
-def parse_request(body: bytes, content_type: str, catalogs: Sequence[str]) -> ResolutionRequest:
-    """The request of an ActiveResolution body, its sources checked against ``catalogs``."""
+def parse_request(
+    body: bytes,
+    content_type: str,
+    catalogs: Sequence[str],
+    priorities: Mapping[str, int] | None = None,
+) -> ResolutionRequest:
+    """The request of an ActiveResolution body, its sources checked against ``catalogs``; or
+    of ClusterExtension (and ClusterCatalog) objects — one, several in a YAML stream, or a
+    ``kind: List`` — under OLM v1's rules, on the loaded catalogs (``priorities`` as loaded;
+    a ClusterCatalog in the body states its own)."""
+    extension = _extension_request(body, catalogs, priorities or {})
+    if extension is not None:
+        return extension
     document = read_document(body, content_type)
     if not isinstance(document, dict):
         raise Problem(400, "expected an ActiveResolution object", field="body")
@@ -91,6 +103,29 @@ def parse_request(body: bytes, content_type: str, catalogs: Sequence[str]) -> Re
             fix='add required("PACKAGE") or installed("PACKAGE", "VERSION")',
         )
     return request
+
+
+def catalog_priorities(source: BundleSource) -> dict[str, int]:
+    """Each loaded catalog's priority (a ClusterExtension body's ClusterCatalogs are those)."""
+    if isinstance(source, CatalogSet):
+        return {c.name: c.priority for c in source.catalogs}
+    return {}
+
+
+def _extension_request(
+    body: bytes, catalogs: Sequence[str], priorities: Mapping[str, int]
+) -> ResolutionRequest | None:
+    from deppy.resolution.olmv1_request import request_from_objects
+    from deppy.workflows.olmv1 import olmv1_documents_of
+
+    try:
+        documents = olmv1_documents_of(body, "body")
+        if documents is None:
+            return None
+        content = [(name, priorities.get(name, 0)) for name in catalogs]
+        return request_from_objects(documents, "", content).request
+    except InputError as error:
+        raise Problem.of(error) from None
 
 
 def unpack_bundle(body: bytes, into: Path) -> Path:

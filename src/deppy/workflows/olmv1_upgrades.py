@@ -1,0 +1,105 @@
+"""What OLM v1 would move each installed ClusterExtension to, under its upgrade policy, and
+the path over successive reconciliations.
+
+OLM v1 moves an extension once per resolution: under ``CatalogProvided`` to the best direct
+successor of what is installed (one replaces/skips/skipRange edge), under ``SelfCertified``
+straight to the best bundle in range. Repeating the same rule from each new version gives the
+path to where the extension ends up, which is what a user watching the cluster sees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from deppy.catalog.catalog_set import BundleSource
+from deppy.catalog.model import Bundle
+from deppy.catalog.semver.release import version_release_key
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.olmv1_rules import extension_outcome
+from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
+
+MAX_STEPS = 100  # a cycle of edges ends the walk; no real channel is longer
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionUpgrade:
+    """One installed ClusterExtension: where OLM v1 moves it next, and where it ends up."""
+
+    extension: str
+    package: str
+    installed: str  # bundle name
+    installed_version: str
+    policy: str
+    candidates: tuple[Bundle, ...]  # what the next resolution may pick, best first
+    path: tuple[Bundle, ...]  # one bundle per reconciliation, the first is the next move
+    error: str | None  # OLM v1's message when it finds no bundle
+
+    @property
+    def next(self) -> Bundle | None:
+        return self.path[0] if self.path else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "extension": self.extension,
+            "package": self.package,
+            "installed": {"name": self.installed, "version": self.installed_version},
+            "policy": self.policy,
+            "next": None if self.next is None else _bundle(self.next),
+            "path": [_bundle(b) for b in self.path],
+            "candidates": [_bundle(b) for b in self.candidates],
+            "error": self.error,
+        }
+
+
+def _bundle(bundle: Bundle) -> dict[str, str]:
+    return {"name": bundle.name, "version": str(bundle.version), "catalog": bundle.catalog}
+
+
+def _moved(requirement: RequiredPackage, bundle: Bundle) -> RequiredPackage:
+    assert requirement.extension is not None
+    installed = InstalledBundle(bundle.package, bundle.version, bundle=bundle.name)
+    return replace(requirement, extension=replace(requirement.extension, installed=installed))
+
+
+def extension_upgrades(
+    catalogs: BundleSource, request: ResolutionRequest
+) -> list[ExtensionUpgrade]:
+    """One report per ClusterExtension of ``request`` that has an installed bundle."""
+    context = ResolutionContext.create(catalogs, request, suggest=False)
+    reports = []
+    for requirement in request.required:
+        terms = requirement.extension
+        if terms is None or terms.installed is None:
+            continue
+        installed = terms.installed
+        first = extension_outcome(requirement, context)
+        now = version_release_key(installed.version)
+        path: list[Bundle] = []
+        current, outcome = requirement, first
+        seen = {installed.bundle}
+        while outcome.chosen is not None and len(path) < MAX_STEPS:
+            chosen = outcome.chosen
+            if chosen.name in seen or version_release_key(chosen.version) == now:
+                break
+            path.append(chosen)
+            seen.add(chosen.name)
+            now = version_release_key(chosen.version)
+            current = _moved(current, chosen)
+            outcome = extension_outcome(current, context)
+        reports.append(
+            ExtensionUpgrade(
+                extension=terms.name,
+                package=requirement.package,
+                installed=installed.bundle or "",
+                installed_version=str(installed.version),
+                policy=terms.policy,
+                candidates=first.candidates,
+                path=tuple(path),
+                error=None if first.chosen is not None else first.error(requirement.package),
+            )
+        )
+    return reports
+
+
+__all__ = ["ExtensionUpgrade", "extension_upgrades"]

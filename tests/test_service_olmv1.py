@@ -1,0 +1,63 @@
+"""The service's resolve endpoint takes a ClusterExtension body (OLM v1) and answers what
+``deppy resolve -f FILE -o json`` prints; bad input is a 422 problem naming the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from fastapi.testclient import TestClient
+
+from tests.service_support import client, paths_app, post_request
+from tests.workflow_helpers import run
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "deppy" / "data" / "catalog"
+BODY = """\
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata: {name: observability}
+spec:
+  namespace: monitoring
+  serviceAccount: {name: installer}
+  source:
+    sourceType: Catalog
+    catalog:
+      packageName: observability-stack
+      version: VERSION
+"""
+
+
+@pytest.fixture(scope="module")
+def api() -> TestClient:
+    with client(paths_app(f"{EXAMPLE}=example")) as c:
+        yield c
+
+
+@pytest.mark.parametrize("version", ['">=1.0, <2"', '"~2.0"'])
+@pytest.mark.parametrize("as_json", [False, True], ids=["yaml", "json"])
+def test_a_clusterextension_body_answers_what_the_cli_prints(
+    api: TestClient, tmp_path: Path, version: str, as_json: bool
+) -> None:
+    text = BODY.replace("VERSION", version)
+    file = tmp_path / "ce.yaml"
+    file.write_text(text, encoding="utf-8")
+    code, expected, err = run(
+        "resolve", "-f", str(file), "--catalog", f"{EXAMPLE}=example", "-o", "json"
+    )
+    assert code in (0, 1), err
+    response = post_request(api, text, as_json=as_json)
+    assert response.status_code == 200, response.text
+    assert response.text == expected
+
+
+def test_a_kubectl_list_body_and_bad_input(api: TestClient) -> None:
+    one = yaml.safe_load(BODY.replace("VERSION", '"1.0.0"'))
+    listed = api.post("/api/v1/resolve", json={"apiVersion": "v1", "kind": "List", "items": [one]})
+    assert listed.status_code == 200 and listed.json()["selection"][-1]["version"] == "1.0.0"
+    bad = yaml.safe_load(BODY.replace("VERSION", '"==1.0.0"'))
+    refused = api.post("/api/v1/resolve", json=bad)
+    assert refused.status_code == 422
+    problem = refused.json()
+    assert problem["field"] == "ClusterExtension observability: spec.source.catalog.version"
+    assert '"==" is not an OLM v1 operator' in problem["detail"]
