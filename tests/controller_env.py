@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from deppy.controller.kube import Kube
+from deppy.controller.kube import Kube, kind
 from deppy.controller.runner import api_client
-from tests.conftest import free_port
+from tests.conftest import free_port, shared_path
 from tests.kube import KubeCluster
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,3 +164,52 @@ def approval_classes(api: Kube, name: str, policy: str) -> None:
         },
     )
     input_class(api, name, {"provisionerClass": name})
+
+
+# -- OLM v1: the test plays catalogd and operator-controller -------------------------------------
+OLM_V1_CRDS = (
+    "clusterextensions.olm.operatorframework.io",
+    "clustercatalogs.olm.operatorframework.io",
+)
+
+
+def install_olm_v1(kube: KubeCluster) -> None:
+    """OLM v1's CRDs (../shared/olm-v1; --validate=false: Kubernetes 1.20 has no CEL rules)."""
+    kube.kubectl("apply", "--validate=false", "-f", str(shared_path("olm-v1", "crds")))
+    kube.kubectl("wait", "--for", "condition=established", "crd", *OLM_V1_CRDS, "--timeout=120s")
+
+
+def write_status(api: Kube, plural: str, name: str, status: dict[str, Any]) -> None:
+    """What catalogd / operator-controller write (a merge patch of the status subresource)."""
+    api.call(
+        "PATCH",
+        kind(plural).path(None, name) + "/status",
+        {"status": status},
+        content_type="application/merge-patch+json",
+    )
+
+
+def serve_as_catalogd(api: Kube, name: str, url: str, ref: str) -> None:
+    """catalogd serves the ClusterCatalog ``name``: its content at ``url`` (…/api/v1/all), named
+    by ``ref`` (the image digest)."""
+    base = url.split("?", 1)[0].removesuffix("/api/v1/all")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    write_status(
+        api,
+        "clustercatalogs",
+        name,
+        {
+            "conditions": [
+                {
+                    "type": "Serving",
+                    "status": "True",
+                    "reason": "Available",
+                    "message": "Serving desired content from resolved source",
+                    "lastTransitionTime": stamp,
+                },
+            ],
+            "urls": {"base": base},
+            "resolvedSource": {"type": "Image", "image": {"ref": ref}},
+            "lastUnpacked": stamp,
+        },
+    )

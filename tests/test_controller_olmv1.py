@@ -21,30 +21,30 @@ from typing import Any
 import orjson
 import pytest
 
-from deppy.controller.kube import Kube, kind
+from deppy.controller.kube import Kube
 from tests.conftest import shared_path
 from tests.controller_env import (
     DEPPY,
+    OLM_V1_CRDS,
     Controller,
     catalog_object,
     client,
     condition,
     install,
+    install_olm_v1,
     run_controller,
+    serve_as_catalogd,
     wait_for,
+    write_status,
 )
 from tests.fbc_server import CatalogServer, fbc_stream, serve_catalog
 from tests.kube import KubeCluster
+from tests.test_olmv1_rules import cluster_catalog  # a ClusterCatalog as a person writes it
 
 COMMUNITY = "community-operators-prod-v4.18"
 PACKAGES = ("node-healthcheck-operator", "self-node-remediation", "alvearie-imaging-ingestion")
 HELD_BACK = "self-node-remediation.v0.7.1"  # published by the second digest
-OLM_CRDS = (
-    "clusterextensions.olm.operatorframework.io",
-    "clustercatalogs.olm.operatorframework.io",
-)
 CATALOG = "olmv1-community"
-OLM_API = "/apis/olm.operatorframework.io/v1"
 
 
 def catalog_body(tmp: Path, *, without: str | None = None) -> bytes:
@@ -70,55 +70,6 @@ def catalog_body(tmp: Path, *, without: str | None = None) -> bytes:
 
 def digest(n: int) -> str:
     return f"quay.io/example/community-catalog@sha256:{n:064x}"
-
-
-def write_status(api: Kube, plural: str, name: str, status: dict[str, Any]) -> None:
-    """What catalogd / operator-controller write (a merge patch of the status subresource)."""
-    api.call(
-        "PATCH",
-        kind(plural).path(None, name) + "/status",
-        {"status": status},
-        content_type="application/merge-patch+json",
-    )
-
-
-def serve_as_catalogd(api: Kube, name: str, server: CatalogServer, ref: str) -> None:
-    base = server.url.removesuffix("/api/v1/all")
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    write_status(
-        api,
-        "clustercatalogs",
-        name,
-        {
-            "conditions": [
-                {
-                    "type": "Serving",
-                    "status": "True",
-                    "reason": "Available",
-                    "message": "Serving desired content from resolved source",
-                    "lastTransitionTime": stamp,
-                },
-            ],
-            "urls": {"base": base},
-            "resolvedSource": {"type": "Image", "image": {"ref": ref}},
-            "lastUnpacked": stamp,
-        },
-    )
-
-
-def cluster_catalog(name: str, priority: int = 0) -> dict[str, Any]:
-    return {
-        "apiVersion": "olm.operatorframework.io/v1",
-        "kind": "ClusterCatalog",
-        "metadata": {"name": name},
-        "spec": {
-            "priority": priority,
-            "source": {
-                "type": "Image",
-                "image": {"ref": "quay.io/example/community-catalog:latest"},
-            },
-        },
-    }
 
 
 def play_operator_controller(api: Kube, name: str, version: str) -> None:
@@ -151,11 +102,6 @@ def play_operator_controller(api: Kube, name: str, version: str) -> None:
             ],
         },
     )
-
-
-def olm_v1_installed(kube: KubeCluster) -> None:
-    kube.kubectl("apply", "--validate=false", "-f", str(shared_path("olm-v1", "crds")))
-    kube.kubectl("wait", "--for", "condition=established", "crd", *OLM_CRDS, "--timeout=120s")
 
 
 def events_on(api: Kube, namespace: str, name: str) -> list[dict[str, Any]]:
@@ -233,7 +179,7 @@ def env(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     """deppy installed, OLM v1 not installed yet (the first test installs it), a catalogd
     stand-in serving the content before HELD_BACK was published, and the controller."""
     install(kube)
-    kube.kubectl("delete", "crd", *OLM_CRDS, "--ignore-not-found", "--wait=true")
+    kube.kubectl("delete", "crd", *OLM_V1_CRDS, "--ignore-not-found", "--wait=true")
     api = client(kube)
     tmp = tmp_path_factory.mktemp("olmv1")
     with serve_catalog(catalog_body(tmp, without=HELD_BACK)) as server:
@@ -285,7 +231,7 @@ def test_without_olm_v1_the_instance_says_so_and_applies_once_it_is_installed(
     assert "OLMv1NotInstalled" in reasons
     # OLM v1 arrives: the next look at the namespace (here: an edit of the Instance's labels,
     # which makes it be looked at now rather than at the minute's recheck) applies the set
-    olm_v1_installed(kube)
+    install_olm_v1(kube)
     name = instance["metadata"]["name"]
     api.patch("instances", name, {"metadata": {"annotations": {"touched": "1"}}}, ns)
     extension = wait_for(
@@ -311,9 +257,9 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
     → deppy's Event with a way out that works."""
     api, kube, controller = env["api"], env["kube"], env["controller"]
     server: CatalogServer = env["server"]
-    olm_v1_installed(kube)
+    install_olm_v1(kube)
     kube.kubectl("apply", "-f", "-", input=json.dumps(cluster_catalog(CATALOG)))
-    serve_as_catalogd(api, CATALOG, server, digest(1))
+    serve_as_catalogd(api, CATALOG, server.url, digest(1))
     ns = kube.new_namespace("olmv1")
     apply_nhc(kube, ns, "0.8.0")
     first = wait_for("a proposal", lambda: pending(api, ns), log=controller)
@@ -361,7 +307,7 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
 
     # catalogd serves a newer digest, publishing self-node-remediation 0.7.1
     server.set_body(catalog_body(env["tmp"]))
-    serve_as_catalogd(api, CATALOG, server, digest(2))
+    serve_as_catalogd(api, CATALOG, server.url, digest(2))
     second = wait_for("the upgrade's proposal", lambda: pending(api, ns), log=controller)
     assert len(second) == 1 and second[0]["metadata"]["name"] != first[0]["metadata"]["name"]
     time.sleep(2)  # the namespace's quiet period: still one proposal
@@ -522,7 +468,7 @@ def test_a_package_leaving_the_set_is_reported_and_deleted_only_with_prune(
 
 def test_a_cluster_extension_deppy_did_not_write_is_left_alone(env: dict[str, Any]) -> None:
     api, kube, controller = env["api"], env["kube"], env["controller"]
-    olm_v1_installed(kube)
+    install_olm_v1(kube)
     kube.kubectl("delete", "clusterextension", "alvearie-imaging-ingestion", "--ignore-not-found")
     persons = {
         "apiVersion": "olm.operatorframework.io/v1",
@@ -562,11 +508,11 @@ def test_cluster_catalog_faults_keep_the_last_good_content_serving(env: dict[str
     Event on the ClusterCatalog, the answers keep the last good content (CatalogStale), and
     the controller keeps serving."""
     api, kube, controller = env["api"], env["kube"], env["controller"]
-    olm_v1_installed(kube)
+    install_olm_v1(kube)
     good = catalog_body(env["tmp"])
     with serve_catalog(good) as server:
         kube.kubectl("apply", "-f", "-", input=json.dumps(cluster_catalog("olmv1-flaky")))
-        serve_as_catalogd(api, "olmv1-flaky", server, digest(10))
+        serve_as_catalogd(api, "olmv1-flaky", server.url, digest(10))
         ns = kube.new_namespace("olmv1-faults")
         api.create(
             "activeresolutions",
@@ -602,14 +548,14 @@ def test_cluster_catalog_faults_keep_the_last_good_content_serving(env: dict[str
             ]
 
         server.set_up(False)  # unreachable (503) when the new digest comes
-        serve_as_catalogd(api, "olmv1-flaky", server, digest(11))
+        serve_as_catalogd(api, "olmv1-flaky", server.url, digest(11))
         wait_for("the unreachable Event", lambda: told("HTTP 503"), log=controller)
         found = wait_for("stale", lambda: answered(digest(10), "True"), log=controller)
         assert "olmv1-flaky" in condition(found, "CatalogStale")["message"]  # type: ignore[index]
 
         server.set_up(True)
         server.set_body(b"<html>not a catalog</html>\n")
-        serve_as_catalogd(api, "olmv1-flaky", server, digest(12))
+        serve_as_catalogd(api, "olmv1-flaky", server.url, digest(12))
         wait_for("the garbage Event", lambda: told("no valid bundle"), log=controller)
         assert answered(digest(10), "True") is not None  # still the last good content
 
@@ -619,10 +565,10 @@ def test_cluster_catalog_faults_keep_the_last_good_content_serving(env: dict[str
         def move_digest() -> None:
             if not moved:
                 moved.append(True)
-                serve_as_catalogd(api, "olmv1-flaky", server, digest(14))
+                serve_as_catalogd(api, "olmv1-flaky", server.url, digest(14))
 
         server.on_get(move_digest)
-        serve_as_catalogd(api, "olmv1-flaky", server, digest(13))
+        serve_as_catalogd(api, "olmv1-flaky", server.url, digest(13))
         wait_for("loaded at digest 14", lambda: answered(digest(14), "False"), log=controller)
         server.on_get(None)
         assert "its digest changed while it loaded" in controller.log_text()

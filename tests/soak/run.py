@@ -35,12 +35,20 @@ import yaml
 
 from deppy.controller.conditions import set_condition
 from deppy.controller.kube import ApiError, Kube
-from tests.conftest import free_port, shared_path
-from tests.controller_env import DEPPY, Controller, client, install
+from tests.conftest import free_port
+from tests.controller_env import (
+    DEPPY,
+    Controller,
+    client,
+    install,
+    install_olm_v1,
+    serve_as_catalogd,
+)
 from tests.fbc_server import CatalogServer, serve_catalog
 from tests.kube import KubeCluster
 from tests.soak import invariants as inv
 from tests.soak.catalog import SoakCatalog
+from tests.test_olmv1_rules import cluster_catalog  # a ClusterCatalog as a person writes it
 
 API = "deppy.io/v1alpha1"
 CATALOG = "soak"
@@ -48,10 +56,6 @@ CATALOG = "soak"
 # Inputs of class olm-v1 in the first namespace (ClusterExtensions are cluster-scoped, one per
 # package: one namespace hands its sets to OLM v1)
 CLUSTER_CATALOG = "soak-olm"
-OLM_CRDS = (
-    "clusterextensions.olm.operatorframework.io",
-    "clustercatalogs.olm.operatorframework.io",
-)
 AUTO_CLASS, AUTO_PROVISIONER = "soak-auto", "soak-allow"
 
 
@@ -282,41 +286,13 @@ class Soak:
     def _cluster_catalog(self) -> None:
         """OLM v1's CRDs, and a ClusterCatalog whose status the soak writes as catalogd would:
         serving the content at the server's base URL, named by its digest."""
-        self.kube.kubectl("apply", "--validate=false", "-f", str(shared_path("olm-v1", "crds")))
-        self.kube.kubectl(
-            "wait", "--for", "condition=established", "crd", *OLM_CRDS, "--timeout=120s"
-        )
-        self.api.create(
-            "clustercatalogs",
-            {
-                "apiVersion": "olm.operatorframework.io/v1",
-                "kind": "ClusterCatalog",
-                "metadata": {"name": CLUSTER_CATALOG},
-                "spec": {
-                    "priority": 1,
-                    "source": {"type": "Image", "image": {"ref": "example.com/soak:latest"}},
-                },
-            },
-        )
+        install_olm_v1(self.kube)
+        self.api.create("clustercatalogs", cluster_catalog(CLUSTER_CATALOG, priority=1))
         self._serve_cluster_catalog()
 
     def _serve_cluster_catalog(self) -> None:
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         ref = "example.com/soak@" + self.catalog.digest()
-        serving = {
-            "type": "Serving",
-            "status": "True",
-            "reason": "Available",
-            "message": "Serving desired content from resolved source",
-            "lastTransitionTime": stamp,
-        }
-        status = {
-            "conditions": [serving],
-            "urls": {"base": self.server.url.removesuffix("/api/v1/all")},
-            "resolvedSource": {"type": "Image", "image": {"ref": ref}},
-            "lastUnpacked": stamp,
-        }
-        self.api.update_status("clustercatalogs", CLUSTER_CATALOG, None, lambda _: status)
+        serve_as_catalogd(self.api, CLUSTER_CATALOG, self.server.url, ref)
 
     def _url(self) -> str:
         return f"{self.server.url}?revision={self.revision}&attempt={self.attempt}"
