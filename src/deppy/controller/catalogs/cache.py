@@ -34,6 +34,7 @@ class CatalogEntry:
     # are, neither re-answered nor marked unavailable, until it loads
     served_before: bool = False
     kind: str = "Catalog"  # or ClusterCatalog (OLM v1's): both are named alike in requests
+    content: str = ""  # sha256 of the bytes loaded (a ClusterCatalog's digest is its image's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,17 +76,40 @@ class CatalogCache:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def loaded(
-        self, name: str, catalog: Catalog, digest: str, when: str, kind: str = "Catalog"
+        self,
+        name: str,
+        catalog: Catalog,
+        digest: str,
+        when: str,
+        kind: str = "Catalog",
+        content: str = "",
     ) -> None:
         with self._lock:
             self.deleted.discard(name)
-            self.entries[name] = CatalogEntry(name, catalog, digest, None, when, kind=kind)
+            self.entries[name] = CatalogEntry(
+                name, catalog, digest, None, when, kind=kind, content=content
+            )
+            self._forget_sets(name)
+
+    def _forget_sets(self, name: str) -> None:
+        """Drop the sets built from an earlier content of ``name``: no view asks for them
+        again, and each holds a whole catalog's content (a ClusterCatalog's digest can change
+        often, its content with it)."""
+        current = self.entries.get(name)
+        for key in [k for k in self._sets if any(n == name for n, _, _ in k)]:
+            if (
+                current is None
+                or current.catalog is None
+                or (name, current.digest) not in {(n, d) for n, d, _ in key}
+            ):
+                del self._sets[key]
 
     def withdrawn(self, name: str, why: str, kind: str) -> None:
         """No content to serve, on purpose (an OLM v1 ClusterCatalog made unavailable, or not
         serving before it ever loaded): answers naming it are ``CatalogUnavailable``, ``why``."""
         with self._lock:
             self.entries[name] = CatalogEntry(name, error=why, kind=kind)
+            self._forget_sets(name)
 
     def kind_of(self, name: str) -> str | None:
         entry = self.entries.get(name)
@@ -120,6 +144,7 @@ class CatalogCache:
         with self._lock:
             self.entries.pop(name, None)
             self.deleted.add(name)
+            self._forget_sets(name)
 
     def digest(self, name: str) -> str:
         entry = self.entries.get(name)

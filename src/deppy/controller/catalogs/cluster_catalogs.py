@@ -18,6 +18,7 @@ priority; ``spec.availabilityMode: Unavailable`` withdraws the content (as OLM v
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -25,7 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deppy.controller.catalogs.sources import CatalogSource, fetch_http, load_files
+from deppy.catalog.model import Catalog
+from deppy.controller.catalogs.cache import CatalogEntry
+from deppy.controller.catalogs.sources import CatalogSource, digest_of, fetch_http, load_files
 from deppy.controller.conditions import now
 from deppy.controller.fields import mapping, name_in, text
 from deppy.controller.kube import ApiError, Body, Kube
@@ -103,7 +106,7 @@ def list_cluster_catalogs(kube: Kube) -> list[Body]:
 
 def load_cluster_catalog(runtime: Runtime, body: Body) -> bool:
     """Load (or keep) the ClusterCatalog's content; True when what the cache serves changed."""
-    from deppy.controller.catalogs.loading import catalog_failed, content_fields
+    from deppy.controller.catalogs.loading import catalog_failed, content_fields, release_memory
 
     cache, observe = runtime.cache, runtime.observe
     name = str(body["metadata"]["name"])
@@ -149,12 +152,13 @@ def load_cluster_catalog(runtime: Runtime, body: Body) -> bool:
         runtime.cluster_catalogs_tried[name] = (offer.ref, time.monotonic())
         clock = time.perf_counter()
         try:
-            catalog, ref = _fetch_stable(runtime.kube, offer)
+            catalog, ref, content = _fetch_stable(runtime.kube, offer, entry)
         except (OSError, InputError, ApiError) as error:
             failed = catalog_failed(runtime, name, error, was_healthy=was_healthy, kind=KIND)
             observe.catalog_failed(body, str(error), failed.catalog, time.perf_counter() - clock)
             return was_healthy
-        cache.loaded(name, catalog, ref, now(), kind=KIND)
+        cache.loaded(name, catalog, ref, now(), kind=KIND, content=content)
+        release_memory()
         runtime.cluster_catalogs_tried.pop(name, None)
         fields = content_fields(runtime, name)
         observe.catalog_loaded(body, before, fields, time.perf_counter() - clock)
@@ -162,9 +166,11 @@ def load_cluster_catalog(runtime: Runtime, body: Body) -> bool:
         return True
 
 
-def _fetch_stable(kube: Kube, offer: Served) -> tuple[Any, str]:
-    """The content at ``offer.url``, read whole while the ClusterCatalog's digest stayed the
-    same (read before and after): a stream read across a change of digest could be either."""
+def _fetch_stable(kube: Kube, offer: Served, held: CatalogEntry | None) -> tuple[Catalog, str, str]:
+    """The content at ``offer.url`` (catalog, digest named, sha256 of the bytes), read whole
+    while the ClusterCatalog's digest stayed the same (read before and after): a stream read
+    across a change of digest could be either. Bytes equal to the content ``held`` (a new
+    image of the same catalog) keep the catalog already parsed."""
     for _attempt in range(MID_LOAD_TRIES):
         files = fetch_http(offer.url)
         current = kube.get("clustercatalogs", offer.name)
@@ -172,8 +178,14 @@ def _fetch_stable(kube: Kube, offer: Served) -> tuple[Any, str]:
             raise OSError(f"ClusterCatalog {offer.name} was deleted while it loaded")
         now_offer = served(current)
         if now_offer.ref == offer.ref and now_offer.url == offer.url:
+            content = digest_of(files)
+            if held is not None and held.catalog is not None and held.content == content:
+                catalog = held.catalog
+                if catalog.priority != offer.priority:
+                    catalog = dataclasses.replace(catalog, priority=offer.priority)
+                return catalog, offer.ref, content
             source = CatalogSource(offer.name, offer.priority, "http", url=offer.url)
-            return load_files(source, files), offer.ref
+            return load_files(source, files), offer.ref, content
         log.info(
             "ClusterCatalog %s: its digest changed while it loaded (%s, now %s); reading again",
             offer.name,

@@ -144,11 +144,11 @@ def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]
         catalog = load_files(source, files)
         del files
     cache.loaded(source.name, catalog, digest, now())
-    _release_memory()
+    release_memory()
     return True, content_fields(runtime, source.name)
 
 
-def _release_memory() -> None:
+def release_memory() -> None:
     """Give back what a load left behind: the raw body and parse garbage (tens of MB for a full
     catalog) would otherwise stay in the process's heap."""
     import contextlib
