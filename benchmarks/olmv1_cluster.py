@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.controller import memory  # noqa: E402
 from tests.controller_env import (  # noqa: E402
+    approval_classes,
     client,
     install,
     install_olm_v1,
@@ -80,25 +81,7 @@ def main() -> None:
         install_olm_v1(kube)
         api = client(kube)
         api.create("clustercatalogs", cluster_catalog(CATALOG))
-        api.create(
-            "provisionerclasses",
-            {
-                "apiVersion": "deppy.io/v1alpha1",
-                "kind": "ProvisionerClass",
-                "metadata": {"name": "olm-v1-allow"},
-                "provisioner": "deppy.io/olm-v1",
-                "parameters": {"approval": "AllowAll"},
-            },
-        )
-        api.create(
-            "inputclasses",
-            {
-                "apiVersion": "deppy.io/v1alpha1",
-                "kind": "InputClass",
-                "metadata": {"name": "olm-v1-allow"},
-                "parameters": {"provisionerClass": "olm-v1-allow", "serviceAccount": "bench"},
-            },
-        )
+        approval_classes(api, "olm-v1-allow", "AllowAll", "deppy.io/olm-v1", serviceAccount="bench")
         kube.kubectl("create", "namespace", "bench")
         api.create(
             "activeresolutions",

@@ -151,19 +151,26 @@ def input_class(api: Kube, name: str, parameters: dict[str, Any]) -> None:
     )
 
 
-def approval_classes(api: Kube, name: str, policy: str) -> None:
-    """A ProvisionerClass ``name`` with approval ``policy``, and an InputClass ``name`` using it."""
+def approval_classes(
+    api: Kube,
+    name: str,
+    policy: str,
+    provisioner: str = "deppy.io/resolver",
+    **parameters: Any,
+) -> None:
+    """A ProvisionerClass ``name`` with approval ``policy`` (of ``provisioner``; deppy.io/olm-v1
+    writes ClusterExtensions), and an InputClass ``name`` using it (more ``parameters``)."""
     api.create(
         "provisionerclasses",
         {
             "apiVersion": "deppy.io/v1alpha1",
             "kind": "ProvisionerClass",
             "metadata": {"name": name},
-            "provisioner": "deppy.io/resolver",
+            "provisioner": provisioner,
             "parameters": {"approval": policy},
         },
     )
-    input_class(api, name, {"provisionerClass": name})
+    input_class(api, name, {"provisionerClass": name, **parameters})
 
 
 # -- OLM v1: the test plays catalogd and operator-controller -------------------------------------

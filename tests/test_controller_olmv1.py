@@ -27,6 +27,7 @@ from tests.controller_env import (
     DEPPY,
     OLM_V1_CRDS,
     Controller,
+    approval_classes,
     catalog_object,
     client,
     condition,
@@ -196,25 +197,7 @@ def test_without_olm_v1_the_instance_says_so_and_applies_once_it_is_installed(
     server: CatalogServer = env["server"]
     # a deppy Catalog on the same content: ClusterCatalogs need the CRDs that are missing
     api.create("catalogs", catalog_object("olmv1-plain", {"http": {"url": server.url}}))
-    api.create(
-        "provisionerclasses",
-        {
-            "apiVersion": "deppy.io/v1alpha1",
-            "kind": "ProvisionerClass",
-            "metadata": {"name": "olm-v1-allow"},
-            "provisioner": "deppy.io/olm-v1",
-            "parameters": {"approval": "AllowAll"},
-        },
-    )
-    api.create(
-        "inputclasses",
-        {
-            "apiVersion": "deppy.io/v1alpha1",
-            "kind": "InputClass",
-            "metadata": {"name": "olm-v1-allow"},
-            "parameters": {"provisionerClass": "olm-v1-allow", "serviceAccount": "installer"},
-        },
-    )
+    approval_classes(api, "olm-v1-allow", "AllowAll", "deppy.io/olm-v1", serviceAccount="installer")
     ns = kube.new_namespace("olmv1-missing")
     apply_alvearie(kube, ns, "olmv1-plain")
 
