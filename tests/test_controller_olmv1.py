@@ -186,8 +186,24 @@ def env(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     with serve_catalog(catalog_body(tmp, without=HELD_BACK)) as server:
         log = tmp / "controller.log"
         with run_controller(kube, log) as controller:
-            yield {"api": api, "kube": kube, "server": server, "controller": controller, "tmp": tmp}
-            assert "Traceback" not in controller.log_text()
+            try:
+                yield {
+                    "api": api,
+                    "kube": kube,
+                    "server": server,
+                    "controller": controller,
+                    "tmp": tmp,
+                }
+                assert "Traceback" not in controller.log_text()
+            finally:
+                # cluster-scoped leftovers whose catalog servers are gone would make the next
+                # module's controller wait for content it can never load; deleted while this
+                # controller runs (kopf's finalizer on the Catalog is removed by it)
+                kube.kubectl("delete", "catalogs", "olmv1-plain", "--ignore-not-found")
+                for kind in ("clustercatalogs", "clusterextensions"):
+                    kube.kubectl("delete", kind, "--all", "--ignore-not-found", check=False)
+                for kind in ("inputclasses", "provisionerclasses"):
+                    kube.kubectl("delete", kind, "olm-v1-allow", "--ignore-not-found")
 
 
 def test_without_olm_v1_the_instance_says_so_and_applies_once_it_is_installed(
