@@ -109,6 +109,11 @@ def events_on(api: Kube, namespace: str, name: str) -> list[dict[str, Any]]:
     return [e for e in api.list("events", namespace) if e["involvedObject"]["name"] == name]
 
 
+def told(api: Kube, namespace: str, name: str, reason: str) -> list[dict[str, Any]]:
+    """The Events ``reason`` on ``name`` (an Event follows the status write it tells of)."""
+    return [e for e in events_on(api, namespace, name) if e["reason"] == reason]
+
+
 def approve(kube: KubeCluster, name: str, ns: str) -> None:
     subprocess.run(
         [DEPPY, "approve", name, "-n", ns, "--kubeconfig", str(kube.kubeconfig)],
@@ -226,12 +231,11 @@ def test_without_olm_v1_the_instance_says_so_and_applies_once_it_is_installed(
     applied = condition(instance, "Applied")
     assert applied is not None and applied["status"] == "False"
     assert "OLM v1 is not installed" in applied["message"]
-    reasons = [e["reason"] for e in events_on(api, ns, instance["metadata"]["name"])]
-    assert "OLMv1NotInstalled" in reasons
+    name = instance["metadata"]["name"]
+    wait_for("the Event", lambda: told(api, ns, name, "OLMv1NotInstalled"), log=controller)
     # OLM v1 arrives: the next look at the namespace (here: an edit of the Instance's labels,
     # which makes it be looked at now rather than at the minute's recheck) applies the set
     install_olm_v1(kube)
-    name = instance["metadata"]["name"]
     api.patch("instances", name, {"metadata": {"annotations": {"touched": "1"}}}, ns)
     extension = wait_for(
         "the ClusterExtension",
@@ -450,8 +454,7 @@ def test_a_package_leaving_the_set_is_reported_and_deleted_only_with_prune(
     assert api.get("clusterextensions", "self-node-remediation") is not None  # prune: false
     nhc = api.get("clusterextensions", "node-healthcheck-operator")
     assert nhc is not None and nhc["spec"]["source"]["catalog"]["version"] == "0.10.0"
-    reasons = [e["reason"] for e in events_on(api, ns, name)]
-    assert "PackageLeft" in reasons
+    wait_for("the PackageLeft Event", lambda: told(api, ns, name, "PackageLeft"), log=controller)
     api.patch("provisionerclasses", "olm-v1", {"parameters": {"prune": True}})
     try:
         api.patch("instances", name, {"metadata": {"annotations": {"touched": "1"}}}, ns)
@@ -460,7 +463,7 @@ def test_a_package_leaving_the_set_is_reported_and_deleted_only_with_prune(
             lambda: api.get("clusterextensions", "self-node-remediation") is None,
             log=controller,
         )
-        assert "Pruned" in [e["reason"] for e in events_on(api, ns, name)]
+        wait_for("the Pruned Event", lambda: told(api, ns, name, "Pruned"), log=controller)
     finally:
         api.patch("provisionerclasses", "olm-v1", {"parameters": {"prune": False}})
 
@@ -496,7 +499,8 @@ def test_a_cluster_extension_deppy_did_not_write_is_left_alone(env: dict[str, An
     instance = wait_for("Applied False, NotOwned", refused, log=controller)
     message = condition(instance, "Applied")["message"]  # type: ignore[index]
     assert "no deppy.io/unit label" in message and "leaves it alone" in message
-    assert "NotOwned" in [e["reason"] for e in events_on(api, ns, instance["metadata"]["name"])]
+    name = instance["metadata"]["name"]
+    wait_for("the NotOwned Event", lambda: told(api, ns, name, "NotOwned"), log=controller)
     after = api.get("clusterextensions", "alvearie-imaging-ingestion")
     assert after is not None
     assert after["spec"] == before["spec"] and after["metadata"].get("labels") is None
@@ -539,7 +543,7 @@ def test_cluster_catalog_faults_keep_the_last_good_content_serving(env: dict[str
 
         wait_for("answered from digest 10", lambda: answered(digest(10), "False"), log=controller)
 
-        def told(text: str) -> list[dict[str, Any]]:
+        def stale_told(text: str) -> list[dict[str, Any]]:
             return [
                 e
                 for e in events_on(api, "default", "olmv1-flaky")
@@ -548,14 +552,14 @@ def test_cluster_catalog_faults_keep_the_last_good_content_serving(env: dict[str
 
         server.set_up(False)  # unreachable (503) when the new digest comes
         serve_as_catalogd(api, "olmv1-flaky", server.url, digest(11))
-        wait_for("the unreachable Event", lambda: told("HTTP 503"), log=controller)
+        wait_for("the unreachable Event", lambda: stale_told("HTTP 503"), log=controller)
         found = wait_for("stale", lambda: answered(digest(10), "True"), log=controller)
         assert "olmv1-flaky" in condition(found, "CatalogStale")["message"]  # type: ignore[index]
 
         server.set_up(True)
         server.set_body(b"<html>not a catalog</html>\n")
         serve_as_catalogd(api, "olmv1-flaky", server.url, digest(12))
-        wait_for("the garbage Event", lambda: told("no valid bundle"), log=controller)
+        wait_for("the garbage Event", lambda: stale_told("no valid bundle"), log=controller)
         assert answered(digest(10), "True") is not None  # still the last good content
 
         server.set_body(good)

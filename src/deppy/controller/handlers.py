@@ -51,6 +51,7 @@ POLL_SECONDS = 15.0
 RECHECK_SECONDS = 60.0
 # the first look one interval after kopf notices the object: its create/resume handler answers it
 RECHECK: dict[str, Any] = {"interval": RECHECK_SECONDS, "initial_delay": RECHECK_SECONDS}
+EXPLAIN_SECONDS = 30.0  # troubled ClusterExtensions looked at again, events missed or not
 
 
 def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
@@ -88,10 +89,17 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
 
     def caught_up() -> None:
         """The catalogs as their objects say they are served (another replica's loads, a
-        ClusterCatalog's new digest whose event was missed or whose load is due again)."""
+        ClusterCatalog's new digest whose event was missed or whose load is due again); and,
+        at most every EXPLAIN_SECONDS, the ClusterExtensions OLM v1 finds no bundle for (kopf
+        may miss OLM v1's kinds when their CRDs arrive after it started: a missed event
+        delays an explanation, never loses it)."""
         catch_up(runtime)
         for name in catch_up_cluster_catalogs(runtime):
             catalog_changed(name)
+        moment = time.monotonic()
+        if moment - runtime.explained_at >= EXPLAIN_SECONDS:
+            runtime.explained_at = moment
+            explain_all(runtime)
 
     def namespace_work(namespace: str) -> None:
         caught_up()
