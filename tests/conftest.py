@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.kube import KubeCluster, start_cluster
-from tests.ports import free_port
+from tests.ports import ROOT, SHARED, free_port, shared_path
 
 __all__ = ["ROOT", "SHARED", "free_port", "shared_path"]
-
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("DEPPY_SHARED", ROOT.parent / "shared")).resolve()
 
 
 @pytest.fixture(autouse=True)
@@ -40,18 +35,6 @@ def _collector_thawed() -> Iterator[None]:
     from deppy.workflows.catalog_loading import release_held
 
     release_held()
-
-
-def shared_path(*parts: str) -> Path:
-    """A path under ../shared; fails the test loudly when the data is not there."""
-    path = SHARED.joinpath(*parts)
-    if not path.exists():
-        pytest.fail(
-            f"test data {path} is missing: ../shared must sit beside the checkout "
-            "(or set DEPPY_SHARED)",
-            pytrace=False,
-        )
-    return path
 
 
 @pytest.fixture(scope="session")

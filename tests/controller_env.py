@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deppy.controller.kube import Kube
+from deppy.controller.kube import Kube, kind
 from deppy.controller.runner import api_client
 from tests.kube import KubeCluster, fail_test
-from tests.ports import free_port
+from tests.ports import free_port, shared_path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPPY = str(Path(sys.executable).with_name("deppy"))
@@ -149,16 +149,72 @@ def input_class(api: Kube, name: str, parameters: dict[str, Any]) -> None:
     )
 
 
-def approval_classes(api: Kube, name: str, policy: str) -> None:
-    """A ProvisionerClass ``name`` with approval ``policy``, and an InputClass ``name`` using it."""
+def approval_classes(
+    api: Kube,
+    name: str,
+    policy: str,
+    provisioner: str = "deppy.io/resolver",
+    **parameters: Any,
+) -> None:
+    """A ProvisionerClass ``name`` with approval ``policy`` (of ``provisioner``; deppy.io/olm-v1
+    writes ClusterExtensions), and an InputClass ``name`` using it (more ``parameters``)."""
     api.create(
         "provisionerclasses",
         {
             "apiVersion": "deppy.io/v1alpha1",
             "kind": "ProvisionerClass",
             "metadata": {"name": name},
-            "provisioner": "deppy.io/resolver",
+            "provisioner": provisioner,
             "parameters": {"approval": policy},
         },
     )
-    input_class(api, name, {"provisionerClass": name})
+    input_class(api, name, {"provisionerClass": name, **parameters})
+
+
+# -- OLM v1: the test plays catalogd and operator-controller -------------------------------------
+OLM_V1_CRDS = (
+    "clusterextensions.olm.operatorframework.io",
+    "clustercatalogs.olm.operatorframework.io",
+)
+
+
+def install_olm_v1(kube: KubeCluster) -> None:
+    """OLM v1's CRDs (../shared/olm-v1; --validate=false: Kubernetes 1.20 has no CEL rules)."""
+    kube.kubectl("apply", "--validate=false", "-f", str(shared_path("olm-v1", "crds")))
+    kube.kubectl("wait", "--for", "condition=established", "crd", *OLM_V1_CRDS, "--timeout=120s")
+
+
+def write_status(api: Kube, plural: str, name: str, status: dict[str, Any]) -> None:
+    """What catalogd / operator-controller write (a merge patch of the status subresource)."""
+    api.call(
+        "PATCH",
+        kind(plural).path(None, name) + "/status",
+        {"status": status},
+        content_type="application/merge-patch+json",
+    )
+
+
+def serve_as_catalogd(api: Kube, name: str, url: str, ref: str) -> None:
+    """catalogd serves the ClusterCatalog ``name``: its content at ``url`` (…/api/v1/all), named
+    by ``ref`` (the image digest)."""
+    base = url.split("?", 1)[0].removesuffix("/api/v1/all")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    write_status(
+        api,
+        "clustercatalogs",
+        name,
+        {
+            "conditions": [
+                {
+                    "type": "Serving",
+                    "status": "True",
+                    "reason": "Available",
+                    "message": "Serving desired content from resolved source",
+                    "lastTransitionTime": stamp,
+                },
+            ],
+            "urls": {"base": base},
+            "resolvedSource": {"type": "Image", "image": {"ref": ref}},
+            "lastUnpacked": stamp,
+        },
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import http.server
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,6 +32,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.send_error(503, "catalog server is down (test)")
             return
         body = self.server.body  # type: ignore[attr-defined]
+        hook = self.server.on_get  # type: ignore[attr-defined]
+        if hook is not None:
+            hook()  # a test changes the world while the body is being served
         self.send_response(200)
         self.send_header("Content-Type", "application/jsonl")
         self.send_header("Content-Length", str(len(body)))
@@ -49,6 +52,7 @@ class CatalogServer:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.body = body  # type: ignore[attr-defined]
         self.server.up = True  # type: ignore[attr-defined]
+        self.server.on_get = None  # type: ignore[attr-defined]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -58,6 +62,13 @@ class CatalogServer:
 
     def set_up(self, up: bool) -> None:
         self.server.up = up  # type: ignore[attr-defined]
+
+    def set_body(self, body: bytes) -> None:
+        self.server.body = body  # type: ignore[attr-defined]
+
+    def on_get(self, hook: Callable[[], None] | None) -> None:
+        """Call ``hook`` at each GET, before the body is sent (None: no hook)."""
+        self.server.on_get = hook  # type: ignore[attr-defined]
 
 
 @contextmanager

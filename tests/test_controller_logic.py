@@ -81,10 +81,15 @@ def test_every_crd_is_structural_with_status_and_columns() -> None:
 def test_manifests_bring_the_seed_defaults() -> None:
     docs = all_manifests()
     classes = {d["metadata"]["name"]: d for d in docs if d["kind"] == "InputClass"}
-    assert set(classes) == {"subscription", "force", "minimal-version", "dry-run", "dry-run-next"}
+    seed = {"subscription", "force", "minimal-version", "dry-run", "dry-run-next"}
+    assert set(classes) == seed | {"olm-v1"}
     assert classes["dry-run-next"]["parameters"]["nextClusterVersion"] is True
-    provisioner = next(d for d in docs if d["kind"] == "ProvisionerClass")
-    assert provisioner["parameters"]["approval"] == "Android"
+    provisioners = {d["metadata"]["name"]: d for d in docs if d["kind"] == "ProvisionerClass"}
+    assert provisioners["deppy.resolveset"]["parameters"]["approval"] == "Android"
+    # OLM v1: approved sets become ClusterExtensions; nothing is uninstalled unless asked
+    assert provisioners["olm-v1"]["provisioner"] == "deppy.io/olm-v1"
+    assert provisioners["olm-v1"]["parameters"] == {"approval": "Android", "prune": False}
+    assert classes["olm-v1"]["parameters"]["provisionerClass"] == "olm-v1"
     deployment = next(d for d in docs if d["kind"] == "Deployment")
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     assert container["args"][0] == "controller" and container["livenessProbe"]
@@ -496,3 +501,56 @@ def test_metric_labels_from_objects_are_bounded() -> None:
         f'catalog="catalog-{NAMES_KEPT + 10}",result="failed"'
         in generate_latest(metrics.registry).decode()
     )
+
+
+def _cluster_catalog(spec: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"name": "operatorhubio"}, "spec": spec, "status": status}
+
+
+SERVING = {"type": "Serving", "status": "True", "reason": "Available", "message": ""}
+
+
+def test_a_cluster_catalog_is_loaded_only_from_what_catalogd_says_it_serves() -> None:
+    from deppy.controller.catalogs.cluster_catalogs import served
+
+    status = {
+        "conditions": [SERVING],
+        "urls": {"base": "https://catalogd.example/catalogs/operatorhubio/"},
+        "resolvedSource": {"type": "Image", "image": {"ref": "quay.io/x@sha256:1"}},
+    }
+    offer = served(_cluster_catalog({"priority": 5}, status))
+    assert offer.url == "https://catalogd.example/catalogs/operatorhubio/api/v1/all"
+    assert (offer.ref, offer.priority, offer.available) == ("quay.io/x@sha256:1", 5, True)
+    unpacking = {**status, "conditions": [{**SERVING, "status": "False", "reason": "Unpacking"}]}
+    waiting = served(_cluster_catalog({}, unpacking))
+    assert waiting.url == "" and "is not serving: Unpacking" in waiting.why_not
+    withdrawn = served(_cluster_catalog({"availabilityMode": "Unavailable"}, status))
+    assert not withdrawn.available and "availabilityMode Unavailable" in withdrawn.why_not
+    with pytest.raises(InputError, match=r"status.urls.base: expected an http"):
+        served(_cluster_catalog({}, {**status, "urls": {"base": "file:///etc"}}))
+    with pytest.raises(InputError, match=r"spec.priority: expected an integer"):
+        served(_cluster_catalog({"priority": "high"}, status))
+
+
+def test_a_cluster_extension_is_pinned_and_compared_without_the_servers_defaults() -> None:
+    from deppy.controller.olmv1.extensions import (
+        Wanted,
+        extension_body,
+        extension_name,
+        owner_of,
+        up_to_date,
+    )
+
+    wanted = Wanted("My_Operator", "1.2.3", "stable", "operatorhubio", "team-a", "installer")
+    assert wanted.name == extension_name("My_Operator") == "my-operator"
+    body = extension_body(wanted, "team-a", "olm-v1", "olm-v1-abc")
+    catalog = body["spec"]["source"]["catalog"]
+    assert catalog["version"] == "1.2.3" and catalog["channels"] == ["stable"]
+    assert catalog["upgradeConstraintPolicy"] == "CatalogProvided"
+    assert owner_of(body) == ("team-a", "olm-v1")
+    assert owner_of({"metadata": {"name": "x"}}) is None  # a person's
+    # the API server adds defaults and status: still up to date
+    served_back = {**body, "spec": {**body["spec"], "install": {}}, "status": {"conditions": []}}
+    assert up_to_date(served_back, wanted, "team-a", "olm-v1", "olm-v1-abc")
+    newer = Wanted("My_Operator", "1.3.0", "stable", "operatorhubio", "team-a", "installer")
+    assert not up_to_date(served_back, newer, "team-a", "olm-v1", "olm-v1-abc")

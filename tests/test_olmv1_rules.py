@@ -20,6 +20,7 @@ from deppy.resolution.answer import Resolution
 from deppy.resolution.olmv1_request import request_from_objects
 from deppy.resolution.resolver import resolve
 from tests.olm_builders import Obj, bundle, channel, deprecations, entry, make_catalog, package
+from tests.olmv1_objects import cluster_catalog
 
 MakeCatalog = Callable[..., Catalog]
 
@@ -87,19 +88,6 @@ def extension(
             "install": {"bundle": {"name": f"{pkg}.v{installed}", "version": installed}}
         }
     return doc
-
-
-def cluster_catalog(name: str, *, priority: int = 0, available: bool = True) -> dict[str, Any]:
-    return {
-        "apiVersion": "olm.operatorframework.io/v1",
-        "kind": "ClusterCatalog",
-        "metadata": {"name": name},
-        "spec": {
-            "priority": priority,
-            "availabilityMode": "Available" if available else "Unavailable",
-            "source": {"type": "Image", "image": {"ref": f"example.com/{name}:latest"}},
-        },
-    }
 
 
 def run(catalogs: Sequence[Catalog], *docs: dict[str, Any]) -> Resolution:

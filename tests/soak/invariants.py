@@ -22,6 +22,8 @@ Body = dict[str, Any]
 MANAGED = "app.kubernetes.io/managed-by=deppy"
 UNIT = "deppy.io/unit"
 KINDS = ("inputs", "operators", "activeresolutions", "instances", "bundles")
+EXTENSION_NAMESPACE = "deppy.io/namespace"
+OLM_V1_UNIT = "olm-v1"  # the unit of the Inputs of InputClass olm-v1 (handed to OLM v1)
 
 
 def condition(body: Body, kind: str) -> Body | None:
@@ -42,6 +44,8 @@ class World:
 
     objects: dict[str, list[Body]]
     catalogs: list[Body]
+    # OLM v1: the ClusterExtensions deppy wrote for the soak's namespaces (cluster-scoped)
+    extensions: list[Body] = field(default_factory=list)
 
     @classmethod
     def read(cls, api: Kube, namespaces: set[str]) -> World:
@@ -53,7 +57,12 @@ class World:
                 for o in api.list(plural, labels=labels)
                 if o["metadata"].get("namespace") in namespaces
             ]
-        return cls(objects, api.list("catalogs"))
+        extensions = [
+            o
+            for o in api.list("clusterextensions", labels=MANAGED)
+            if (o["metadata"].get("labels") or {}).get(EXTENSION_NAMESPACE) in namespaces
+        ]
+        return cls(objects, api.list("catalogs"), extensions)
 
     def fingerprint(self) -> tuple[tuple[str, str, str], ...]:
         """Changes whenever anything the soak watches changes (for "settled")."""
@@ -64,7 +73,11 @@ class World:
                     f"{o['metadata'].get('namespace')}/{o['metadata']['name']}",
                     o["metadata"]["resourceVersion"],
                 )
-                for plural, items in [*self.objects.items(), ("catalogs", self.catalogs)]
+                for plural, items in [
+                    *self.objects.items(),
+                    ("catalogs", self.catalogs),
+                    ("clusterextensions", self.extensions),
+                ]
                 for o in items
             )
         )
@@ -131,6 +144,53 @@ def unanswered(world: World) -> list[str]:
     for catalog in world.catalogs:
         if not _generation_answered(catalog):
             found.append(f"Catalog {catalog['metadata']['name']}: generation not answered")
+    for namespace in world.namespaces():
+        instance = world.installed(namespace).get(OLM_V1_UNIT)
+        if instance is not None and condition(instance, "Applied") is None:
+            meta = instance["metadata"]
+            found.append(f"instances {namespace}/{meta['name']}: approved, not applied yet")
+    return found
+
+
+def extensions_match(world: World) -> list[str]:
+    """OLM v1: the olm-v1 unit's newest approved set is what its ClusterExtensions ask for,
+    each pinned (exact version, the set's channel, CatalogProvided, its catalog by name)."""
+    found: list[str] = []
+    for namespace in world.namespaces():
+        instance = world.installed(namespace).get(OLM_V1_UNIT)
+        if instance is None:
+            continue
+        name = instance["metadata"]["name"]
+        applied = condition(instance, "Applied") or {}
+        if applied.get("status") != "True":
+            found.append(f"{namespace}/{name}: Applied {applied.get('reason')}: {applied}")
+            continue
+        mine = {
+            ((e.get("spec") or {}).get("source") or {}).get("catalog", {}).get("packageName"): e
+            for e in world.extensions
+            if (e["metadata"].get("labels") or {}).get(EXTENSION_NAMESPACE) == namespace
+        }
+        for entry in world.set_content(namespace, name) or []:
+            package = entry.get("packageName")
+            extension = mine.get(package)
+            if extension is None:
+                found.append(f"{namespace}/{name}: no ClusterExtension for {package}")
+                continue
+            catalog = extension["spec"]["source"]["catalog"]
+            wanted = {
+                "version": entry.get("version"),
+                "channels": list(entry.get("channels") or []),
+                "upgradeConstraintPolicy": "CatalogProvided",
+                "selector": {
+                    "matchLabels": {"olm.operatorframework.io/metadata.name": entry.get("catalog")}
+                },
+            }
+            have = {k: catalog.get(k) for k in wanted}
+            if have != wanted:
+                found.append(
+                    f"{namespace}/{name}: ClusterExtension {extension['metadata']['name']} "
+                    f"asks for {have}, the approved set has {wanted}"
+                )
     return found
 
 
@@ -278,9 +338,13 @@ def updates_agree(world: World, upgrades: Upgrades) -> list[str]:
         entry = held[0]
         channel = (entry.get("channels") or [""])[0]
         expected = upgrades(package, str(entry["version"]), channel, str(entry["name"]))
+        # deppy upgrades is asked about the Operator's own catalog (the ClusterCatalog on the
+        # same content offers the same updates again, under its name)
+        named = ((body.get("spec") or {}).get("catalog") or {}).get("name")
         have = [
             ((u.get("catalog") or {}).get("channel"), list(u.get("options") or []))
             for u in status.get("updates") or []
+            if (u.get("catalog") or {}).get("name") in (None, named)
         ]
         if expected is not None and have != expected:
             found.append(
@@ -327,6 +391,8 @@ INVARIANTS = {
     "one-pending": "at most one pending (unapproved, not superseded) proposal per unit",
     "no-orphans": "no owned object left after its owners are deleted",
     "updates": "Operator.status.updates agrees with deppy upgrades for the same installed version",
+    "olmv1-extensions": "the ClusterExtensions of the olm-v1 unit are its newest approved set, "
+    "pinned (exact version, channel, CatalogProvided, catalog by name)",
     "rss": "controller RSS below the bound",
     "fault-no-change": "a fault (catalog outage, API server/etcd stall, kill -9, takeover) "
     "changes no answer",

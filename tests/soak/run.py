@@ -6,7 +6,9 @@ Steps (drawn from one seeded ``random.Random``: the same seed gives the same seq
 Operators created, edited (channel, version range) and deleted; batches of Inputs applied in one
 ``kubectl apply``; Inputs deleted; ActiveResolutions created, edited and deleted; a simulated
 admin approving pending proposals (``deppy approve`` or a status write); the catalog changed
-(versions published with replaces/skips, deprecated, removed, a package added).
+(versions published with replaces/skips, deprecated, removed, a package added), which a
+ClusterCatalog serves too under a new digest; Inputs of class olm-v1 in the first namespace,
+applied, deleted and approved, whose approved sets become OLM v1 ClusterExtensions.
 
 Faults, in turn: the catalog's HTTP source down while the Catalog reloads; the API server frozen
 (SIGSTOP/SIGCONT); etcd frozen; the working controller killed -9 and a new replica started; the
@@ -33,15 +35,27 @@ import yaml
 
 from deppy.controller.conditions import set_condition
 from deppy.controller.kube import ApiError, Kube
-from tests.controller_env import DEPPY, Controller, client, install
+from tests.controller_env import (
+    DEPPY,
+    Controller,
+    client,
+    install,
+    install_olm_v1,
+    serve_as_catalogd,
+)
 from tests.fbc_server import CatalogServer, serve_catalog
 from tests.kube import KubeCluster
+from tests.olmv1_objects import cluster_catalog
 from tests.ports import free_port
 from tests.soak import invariants as inv
 from tests.soak.catalog import SoakCatalog
 
 API = "deppy.io/v1alpha1"
 CATALOG = "soak"
+# OLM v1: a ClusterCatalog on the same content (preferred: its priority is higher), and the
+# Inputs of class olm-v1 in the first namespace (ClusterExtensions are cluster-scoped, one per
+# package: one namespace hands its sets to OLM v1)
+CLUSTER_CATALOG = "soak-olm"
 AUTO_CLASS, AUTO_PROVISIONER = "soak-auto", "soak-allow"
 
 
@@ -261,12 +275,24 @@ class Soak:
                     "spec": {"priority": 0, "source": {"http": {"url": self._url()}}},
                 },
             )
+            self._cluster_catalog()
             self.replicas = Replicas(self.kube, self.workdir, peering)
             stack.callback(self.replicas.stop_all)
             self.replicas.start(self.replicas.high)
             self.replicas.start(self.replicas.low)
             self._wait("the Catalog loaded", lambda: self._catalog_ready(True), 120)
             yield self
+
+    def _cluster_catalog(self) -> None:
+        """OLM v1's CRDs, and a ClusterCatalog whose status the soak writes as catalogd would:
+        serving the content at the server's base URL, named by its digest."""
+        install_olm_v1(self.kube)
+        self.api.create("clustercatalogs", cluster_catalog(CLUSTER_CATALOG, priority=1))
+        self._serve_cluster_catalog()
+
+    def _serve_cluster_catalog(self) -> None:
+        ref = "example.com/soak@" + self.catalog.digest()
+        serve_as_catalogd(self.api, CLUSTER_CATALOG, self.server.url, ref)
 
     def _url(self) -> str:
         return f"{self.server.url}?revision={self.revision}&attempt={self.attempt}"
@@ -301,7 +327,8 @@ class Soak:
         )
         self.settle_and_check("start")
         for number in range(1, profile.steps + 1):
-            what = self.step()
+            # every fourth step is OLM v1's: an Input of class olm-v1 applied, or approved
+            what = self._olm_v1(self.namespaces[0]) if number % 4 == 3 else self.step()
             self.report.steps += 1
             seconds = self.settle_and_check(f"step {number}/{profile.steps}: {what}")
             self.report.step_settle.append(seconds)
@@ -348,6 +375,7 @@ class Soak:
             "one-pending": inv.pending_per_unit(world),
             "no-orphans": inv.orphans(world),
             "updates": inv.updates_agree(world, self.upgrades),
+            "olmv1-extensions": inv.extensions_match(world),
             "rss": [f"controller RSS {rss:.0f} MB > {self.profile.rss_limit_mb:.0f} MB"]
             if rss > self.profile.rss_limit_mb
             else [],
@@ -519,6 +547,44 @@ class Soak:
         self.inputs[namespace] |= {f"in-{p}" for p in packages}
         return f"{namespace}: Inputs {', '.join(packages)} applied together"
 
+    def _olm_v1(self, namespace: str) -> str:
+        """In the OLM v1 namespace (the first): approve its pending proposal when there is one,
+        else apply an Input of class olm-v1 for a package (or delete one now and then)."""
+        namespace = self.namespaces[0]
+        pending = [
+            i
+            for i in self.api.list("instances", namespace)
+            if (i["metadata"].get("labels") or {}).get(inv.UNIT) == inv.OLM_V1_UNIT
+            and inv.condition(i, "Approved") is not None
+            and not inv.is_true(i, "Approved")
+            and not inv.is_true(i, "Superseded")
+        ]
+        if pending:
+            return self._approve(namespace)
+        mine = {n for n in self.inputs[namespace] if n.startswith("olm-")}
+        fresh = [p for p in self._packages() if f"olm-{p}" not in mine]
+        if mine and (not fresh or self.rng.random() < 0.25):
+            name = self.rng.choice(sorted(mine))
+            self.inputs[namespace].discard(name)
+            self.api.delete("inputs", name, namespace)
+            return f"{namespace}: OLM v1 Input {name} deleted"
+        package = self.rng.choice(fresh)  # a package the unit does not ask for yet
+        body = {
+            "apiVersion": API,
+            "kind": "Input",
+            "metadata": {"name": f"olm-{package}", "namespace": namespace},
+            "spec": {
+                "inputClass": "olm-v1",
+                "serviceAccount": "soak-installer",
+                "constraints": [
+                    {"type": "olm.catalog", "value": {"name": CLUSTER_CATALOG, "package": package}}
+                ],
+            },
+        }
+        self.kube.kubectl("apply", "-n", namespace, "-f", "-", input=yaml.safe_dump(body))
+        self.inputs[namespace].add(f"olm-{package}")
+        return f"{namespace}: OLM v1 Input for {package} applied (class olm-v1)"
+
     def _input_delete(self, namespace: str) -> str:
         return self._delete(namespace, "inputs", self.inputs[namespace], self._inputs_apply)
 
@@ -602,6 +668,7 @@ class Soak:
         self._record_revision()
         self.server.server.body = self.catalog.render()  # type: ignore[attr-defined]
         self._point_catalog()
+        self._serve_cluster_catalog()  # catalogd names the new content by its digest
         self._wait(
             f"catalog revision {self.revision} loaded",
             lambda: (self._catalog().get("status") or {}).get("digest") not in (None, before),

@@ -5,11 +5,12 @@ API server. May import everything below the front doors; never ``cli`` or ``serv
 
 One sub-package per job (each ``__init__`` says what lives there and what it may import). They
 never import the wiring (the top modules that hand them objects), and import each other one way
-only: resolving uses catalogs, approval and install; approval uses install; install uses nothing
-(pyproject.toml's contracts):
+only: resolving and olmv1 use catalogs, approval and install; approval uses install; install uses
+nothing (pyproject.toml's contracts):
 
 * ``catalogs/``: ``sources`` (where a Catalog's content comes from), ``loading`` (one loaded,
-  its status written), ``cache`` (the last good content of each, and its health);
+  its status written), ``cluster_catalogs`` (OLM v1's ClusterCatalogs loaded by digest),
+  ``cache`` (the last good content of each, and its health);
 * ``resolving/``: ``active_resolutions`` (an ActiveResolution's status), ``requests`` (deppy's
   objects to a ``ResolutionRequest``), ``units`` (a namespace's Inputs resolved unit by unit, no
   API calls), ``namespace_sync`` (what units answer, written back), ``instances_status``,
@@ -18,6 +19,10 @@ only: resolving uses catalogs, approval and install; approval uses install; inst
   what is approved), ``policies`` (the ProvisionerClass policies), ``proposals`` (one pending
   proposal per unit: older ones superseded), ``permissions`` (a CSV's RBAC rules and which are
   new);
+* ``olmv1/``: ``provisioner`` (approved sets of an ``deppy.io/olm-v1`` class written as OLM v1
+  ClusterExtensions, their conditions mirrored on the Instance), ``extensions`` (one pinned
+  ClusterExtension, and whether one is deppy's), ``explanations`` (an Event where OLM v1 finds
+  no bundle);
 * ``install/``: ``crds`` (the definitions as data), ``manifests`` (``deppy manifests``).
 
 Here, at the top, the wiring: ``runner`` (``deppy controller``: kopf in the foreground),

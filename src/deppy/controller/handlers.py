@@ -22,10 +22,21 @@ from typing import Any
 
 import kopf
 
+from deppy.controller.catalogs.cluster_catalogs import (
+    KIND as CLUSTER_CATALOG,
+)
+from deppy.controller.catalogs.cluster_catalogs import (
+    catch_up_cluster_catalogs,
+    list_cluster_catalogs,
+    load_cluster_catalog,
+)
 from deppy.controller.catalogs.loading import catch_up, load_catalog, poll_due
 from deppy.controller.install.crds import GROUP, VERSION
-from deppy.controller.kube import ApiError
+from deppy.controller.kube import OLM_V1_GROUP, OLM_V1_VERSION, ApiError
 from deppy.controller.namespace_queue import NamespaceQueue
+from deppy.controller.olmv1.explanations import explain, explain_all
+from deppy.controller.olmv1.extensions import owner_of
+from deppy.controller.olmv1.provisioner import provision_namespace
 from deppy.controller.resolving.active_resolutions import Outcome, answer, uses_catalog
 from deppy.controller.resolving.namespace_sync import reconcile_namespace
 from deppy.controller.resolving.operators import ensure_input, operators_of, refresh_status
@@ -40,6 +51,7 @@ POLL_SECONDS = 15.0
 RECHECK_SECONDS = 60.0
 # the first look one interval after kopf notices the object: its create/resume handler answers it
 RECHECK: dict[str, Any] = {"interval": RECHECK_SECONDS, "initial_delay": RECHECK_SECONDS}
+EXPLAIN_SECONDS = 30.0  # troubled ClusterExtensions looked at again, events missed or not
 
 
 def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
@@ -57,13 +69,43 @@ def _guarded(fn: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
+def _guarded_event(fn: Callable[..., None]) -> Callable[..., None]:
+    """An event handler is not retried by kopf: an API error or an outage is one log line, and
+    the next event (or the next look at the catalogs) tries again."""
+
+    @functools.wraps(fn)
+    def wrapper(**kwargs: Any) -> None:
+        try:
+            fn(**kwargs)
+        except (ApiError, OSError, TimeoutError) as error:
+            log.warning("%s: %s: %s", fn.__name__, type(error).__name__, error)
+
+    return wrapper
+
+
 def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     kube = runtime.kube
     observe = runtime.observe
 
-    def namespace_work(namespace: str) -> None:
+    def caught_up() -> None:
+        """The catalogs as their objects say they are served (another replica's loads, a
+        ClusterCatalog's new digest whose event was missed or whose load is due again); and,
+        at most every EXPLAIN_SECONDS, the ClusterExtensions OLM v1 finds no bundle for (kopf
+        may miss OLM v1's kinds when their CRDs arrive after it started: a missed event
+        delays an explanation, never loses it)."""
         catch_up(runtime)
+        for name in catch_up_cluster_catalogs(runtime):
+            catalog_changed(name)
+        moment = time.monotonic()
+        if moment - runtime.explained_at >= EXPLAIN_SECONDS:
+            runtime.explained_at = moment
+            explain_all(runtime)
+
+    def namespace_work(namespace: str) -> None:
+        caught_up()
         reconcile_namespace(runtime, namespace)
+        with runtime.namespace_lock(namespace):
+            provision_namespace(runtime, namespace)
         for body in operators_of(runtime, namespace):
             refresh_status(runtime, body)
 
@@ -103,6 +145,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
             if runtime.watched(body["metadata"]["namespace"]) and uses_catalog(body, name):
                 active_resolution(body)
         every_namespace()
+        explain_all(runtime)  # what OLM v1 found no bundle for may have one now
 
     def every_namespace() -> None:
         for namespace in sorted({i["metadata"]["namespace"] for i in kube.list("inputs")}):
@@ -130,6 +173,8 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         runtime.read_cluster_versions()
         for body in kube.list("catalogs"):
             load_catalog(runtime, body, write=False)
+        for body in list_cluster_catalogs(kube):
+            load_cluster_catalog(runtime, body)
 
     @kopf.on.cleanup(registry=registry)
     def cleanup(**_: Any) -> None:
@@ -184,7 +229,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     def active_resolution_changed(
         body: dict[str, Any], started: datetime.datetime, **_: Any
     ) -> None:
-        catch_up(runtime)
+        caught_up()
         active_resolution(body)
         # answered now, by this handler or by a recheck that came first; ``started`` is kopf's
         # first try at this change (retries after an API error included)
@@ -194,7 +239,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.timer(GROUP, VERSION, "activeresolutions", **RECHECK, registry=registry)
     @_guarded
     def active_resolution_recheck(body: dict[str, Any], **_: Any) -> None:
-        catch_up(runtime)
+        caught_up()
         active_resolution(body)
 
     # -- Input, Operator, Instance, InputClass: the namespace resolves again ------------------
@@ -228,7 +273,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @kopf.on.timer(GROUP, VERSION, "operators", id="recheck", **RECHECK, registry=registry)
     @_guarded
     def operator_changed(body: dict[str, Any], **_: Any) -> None:
-        catch_up(runtime)
+        caught_up()
         if ensure_input(runtime, body) is not None:
             refresh_status(runtime, body)
 
@@ -236,3 +281,25 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
     @_guarded
     def input_class_changed(**_: Any) -> None:
         every_namespace()
+
+    # -- OLM v1: ClusterCatalog, ClusterExtension (never written: events only, no finalizers) --
+    # kopf serves these once their CRDs exist; without OLM v1 it logs one warning and waits
+    @kopf.on.event(OLM_V1_GROUP, OLM_V1_VERSION, "clustercatalogs", registry=registry)
+    @_guarded_event
+    def cluster_catalog(event: dict[str, Any], body: dict[str, Any], **_: Any) -> None:
+        name = body["metadata"]["name"]
+        if event.get("type") == "DELETED":
+            if runtime.cache.kind_of(name) == CLUSTER_CATALOG:
+                runtime.cache.removed(name)
+                catalog_changed(name)
+        elif load_cluster_catalog(runtime, body):
+            catalog_changed(name)
+
+    @kopf.on.event(OLM_V1_GROUP, OLM_V1_VERSION, "clusterextensions", registry=registry)
+    @_guarded_event
+    def cluster_extension(event: dict[str, Any], body: dict[str, Any], **_: Any) -> None:
+        owner = owner_of(body)
+        if owner is not None and owner[0] and runtime.watched(owner[0]):
+            namespaces.request(owner[0])  # its Instance mirrors OLM v1's conditions
+        if event.get("type") != "DELETED":
+            explain(runtime, body)

@@ -22,7 +22,15 @@ from deppy.controller.install.crds import GROUP, VERSION
 
 Body = dict[str, Any]
 
-_CLUSTER_SCOPED = {"catalogs", "inputclasses", "provisionerclasses", "clusterkopfpeerings"}
+_CLUSTER_SCOPED = {
+    "catalogs",
+    "inputclasses",
+    "provisionerclasses",
+    "clusterkopfpeerings",
+    "clustercatalogs",
+    "clusterextensions",
+}
+OLM_V1_GROUP, OLM_V1_VERSION = "olm.operatorframework.io", "v1"  # OLM v1's kinds (not deppy's)
 _CORE = {"configmaps", "namespaces", "events"}
 RETRIES = 8
 
@@ -80,6 +88,8 @@ def kind(plural: str) -> Kind:
         return Kind(plural, "kopf.dev", "v1")
     if plural in ("clusterserviceversions", "subscriptions"):
         return Kind(plural, "operators.coreos.com", "v1alpha1")
+    if plural in ("clustercatalogs", "clusterextensions"):
+        return Kind(plural, OLM_V1_GROUP, OLM_V1_VERSION)
     return Kind(plural)
 
 

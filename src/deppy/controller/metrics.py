@@ -146,6 +146,20 @@ class ControllerMetrics:
             ["reason"],
             registry=registry,
         )
+        self.cluster_extensions = Counter(
+            "deppy_cluster_extensions_written",
+            "OLM v1 ClusterExtensions written for approved sets, by action (created, updated, "
+            "deleted by prune).",
+            ["action"],
+            registry=registry,
+        )
+        self.olmv1_explanations = Counter(
+            "deppy_olmv1_explanations",
+            "Explanations posted on ClusterExtensions OLM v1 found no bundle for, by whether "
+            "deppy found a way out (way_out, no_way_out).",
+            ["outcome"],
+            registry=registry,
+        )
         registry.register(CacheCollector(cache))
         # Labels taken from objects come from bounded sets (each series lives as long as the
         # process): a Catalog's series go with the Catalog.

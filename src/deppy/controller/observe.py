@@ -27,7 +27,7 @@ from deppy.controller.metrics import ControllerMetrics
 log = logging.getLogger("deppy.controller")
 Body = Mapping[str, Any]
 TOLD_KEPT = 20_000  # objects remembered (a tuple each); the oldest are forgotten first
-FINE = ("Resolved", "Loaded", "ProposalCreated", "Approved", "Superseded")
+FINE = ("Resolved", "Loaded", "ProposalCreated", "Approved", "Superseded", "Applied", "Pruned")
 
 
 def _condition(body: Body, kind: str) -> Mapping[str, Any]:
@@ -201,3 +201,45 @@ class Observer:
         shown = old.get("reason") == "InvalidSpec" and old.get("message") == error
         if self._news(body, "catalog", ("InvalidSpec", error), shown):
             self.post(body, "InvalidSpec", error)
+
+    # -- OLM v1 -------------------------------------------------------------------------------
+    def extension_written(self, action: str) -> None:
+        self.metrics.cluster_extensions.labels(action).inc()
+
+    def applied(
+        self, instance: Body, problems: Sequence[tuple[str, str]], written: Sequence[str]
+    ) -> None:
+        """An approved Instance applied as ClusterExtensions: an ``Applied`` Event when some
+        were written, a Warning naming what stopped it once per change of the problem."""
+        if problems:
+            told = (problems[0][0], "; ".join(m for _, m in problems))
+            if self._news(instance, "olmv1", told, False):
+                self.post(instance, *told)
+            return
+        self._news(instance, "olmv1", ("Applied", ""), True)
+        if written:
+            self.post(instance, "Applied", "; ".join(written))
+
+    def pruned(self, instance: Body, name: str, package: str) -> None:
+        self.post(
+            instance,
+            "Pruned",
+            f"deleted ClusterExtension {name}: {package} is no longer in the approved set "
+            "(prune: true)",
+        )
+
+    def left_set(self, instance: Body, names: str) -> None:
+        if self._news(instance, "left", ("PackageLeft", names), False) and names:
+            self.post(
+                instance,
+                "PackageLeft",
+                f"no longer in the approved set, still installed (prune: false): {names}",
+            )
+
+    def explained(self, extension: Body, reason: str, message: str, way_out: bool) -> None:
+        """deppy's explanation on a ClusterExtension OLM v1 finds no bundle for: once per
+        change of the answer (``reason`` "" when it is not troubled any more)."""
+        if not self._news(extension, "explained", (reason, message), False) or not reason:
+            return
+        self.metrics.olmv1_explanations.labels("way_out" if way_out else "no_way_out").inc()
+        self.post(extension, reason, message)

@@ -25,6 +25,9 @@ class Runtime:
     # per Catalog, the served digest (from its status) this process last tried to catch up to
     caught_up: dict[str, str] = field(default_factory=dict)
     catch_up_lock: threading.Lock = field(default_factory=threading.Lock)
+    # per ClusterCatalog, the digest whose load failed last and when (monotonic seconds)
+    cluster_catalogs_tried: dict[str, tuple[str, float]] = field(default_factory=dict)
+    explained_at: float = 0.0  # when troubled ClusterExtensions were last looked at (monotonic)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
     observe: Observer = field(init=False)  # metrics, Events and log lines about answers

@@ -33,6 +33,8 @@ class CatalogEntry:
     # served it (a restart while the source is down): the answers made from it are kept as they
     # are, neither re-answered nor marked unavailable, until it loads
     served_before: bool = False
+    kind: str = "Catalog"  # or ClusterCatalog (OLM v1's): both are named alike in requests
+    content: str = ""  # sha256 of the bytes loaded (a ClusterCatalog's digest is its image's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +75,51 @@ class CatalogCache:
     )
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def loaded(self, name: str, catalog: Catalog, digest: str, when: str) -> None:
+    def loaded(
+        self,
+        name: str,
+        catalog: Catalog,
+        digest: str,
+        when: str,
+        kind: str = "Catalog",
+        content: str = "",
+    ) -> None:
         with self._lock:
             self.deleted.discard(name)
-            self.entries[name] = CatalogEntry(name, catalog, digest, None, when)
+            self.entries[name] = CatalogEntry(
+                name, catalog, digest, None, when, kind=kind, content=content
+            )
+            self._forget_sets(name)
+
+    def _forget_sets(self, name: str) -> None:
+        """Drop the sets built from an earlier content of ``name``: no view asks for them
+        again, and each holds a whole catalog's content (a ClusterCatalog's digest can change
+        often, its content with it)."""
+        current = self.entries.get(name)
+        for key in [k for k in self._sets if any(n == name for n, _, _ in k)]:
+            if (
+                current is None
+                or current.catalog is None
+                or (name, current.digest) not in {(n, d) for n, d, _ in key}
+            ):
+                del self._sets[key]
+
+    def withdrawn(self, name: str, why: str, kind: str) -> None:
+        """No content to serve, on purpose (an OLM v1 ClusterCatalog made unavailable, or not
+        serving before it ever loaded): answers naming it are ``CatalogUnavailable``, ``why``."""
+        with self._lock:
+            self.entries[name] = CatalogEntry(name, error=why, kind=kind)
+            self._forget_sets(name)
+
+    def kind_of(self, name: str) -> str | None:
+        entry = self.entries.get(name)
+        return entry.kind if entry is not None else None
+
+    def names_of_kind(self, kind: str) -> list[str]:
+        """Names of the catalogs of ``kind`` with content to serve."""
+        return sorted(
+            n for n, e in self.entries.items() if e.kind == kind and e.catalog is not None
+        )
 
     def reprioritised(self, name: str, priority: int) -> bool:
         """Keep the content, change its priority; False when there is no content."""
@@ -88,9 +131,11 @@ class CatalogCache:
                 entry.catalog = dataclasses.replace(entry.catalog, priority=priority)
             return True
 
-    def failed(self, name: str, why: str, *, served_before: bool = False) -> CatalogEntry:
+    def failed(
+        self, name: str, why: str, *, served_before: bool = False, kind: str = "Catalog"
+    ) -> CatalogEntry:
         with self._lock:
-            entry = self.entries.setdefault(name, CatalogEntry(name))
+            entry = self.entries.setdefault(name, CatalogEntry(name, kind=kind))
             entry.error = why
             entry.served_before = served_before and entry.catalog is None
             return entry
@@ -99,6 +144,7 @@ class CatalogCache:
         with self._lock:
             self.entries.pop(name, None)
             self.deleted.add(name)
+            self._forget_sets(name)
 
     def digest(self, name: str) -> str:
         entry = self.entries.get(name)
@@ -120,7 +166,11 @@ class CatalogCache:
             for name in wanted:
                 entry = self.entries.get(name)
                 if entry is None:
-                    why = "the Catalog was deleted" if name in self.deleted else "no such Catalog"
+                    why = (
+                        "the Catalog was deleted"
+                        if name in self.deleted
+                        else "no such Catalog or ClusterCatalog"
+                    )
                     unavailable.append((name, why))
                 elif entry.catalog is None and entry.served_before:
                     waiting.append(name)

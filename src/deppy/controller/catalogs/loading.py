@@ -85,19 +85,29 @@ def catch_up(runtime: Runtime) -> None:
 
 
 def catalog_failed(
-    runtime: Runtime, name: str, error: Exception, *, was_healthy: bool, served: bool
+    runtime: Runtime,
+    name: str,
+    error: Exception,
+    *,
+    was_healthy: bool,
+    served: bool = False,
+    kind: str = "Catalog",
 ) -> CatalogEntry:
     """A load failed: the last good content (if any) keeps serving, and the answers that use it
     will say ``CatalogStale``. ``was_healthy``: this is the moment the catalog went stale.
     ``served``: an earlier controller served content (the status has a digest), so the answers
     made from it wait for this process to load it rather than becoming unavailable."""
-    entry = runtime.cache.failed(name, str(error), served_before=served)
+    entry = runtime.cache.failed(name, str(error), served_before=served, kind=kind)
     if was_healthy and entry.catalog is not None:
         log.warning(
-            "catalog %s is stale: %s (serving the content of %s)", name, error, entry.loaded_at
+            "%s %s is stale: %s (serving the content of %s)",
+            kind,
+            name,
+            error,
+            entry.loaded_at,
         )
     else:
-        log.warning("catalog %s: %s", name, error)
+        log.warning("%s %s: %s", kind, name, error)
     return entry
 
 
@@ -112,7 +122,7 @@ def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]
             and digest == cache.digest(source.name)
             and cache.reprioritised(source.name, source.priority)
         ):
-            return False, _fields(runtime, source.name)
+            return False, content_fields(runtime, source.name)
         catalog, digest = load_path(source)
     else:
         if source.kind == "http":
@@ -130,15 +140,15 @@ def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]
             source.name, source.priority
         ):
             cache.entries[source.name].error = None
-            return False, _fields(runtime, source.name)
+            return False, content_fields(runtime, source.name)
         catalog = load_files(source, files)
         del files
     cache.loaded(source.name, catalog, digest, now())
-    _release_memory()
-    return True, _fields(runtime, source.name)
+    release_memory()
+    return True, content_fields(runtime, source.name)
 
 
-def _release_memory() -> None:
+def release_memory() -> None:
     """Give back what a load left behind: the raw body and parse garbage (tens of MB for a full
     catalog) would otherwise stay in the process's heap."""
     import contextlib
@@ -159,7 +169,8 @@ def _exists(path: str) -> bool:
     return Path(path).exists()
 
 
-def _fields(runtime: Runtime, name: str) -> dict[str, Any]:
+def content_fields(runtime: Runtime, name: str) -> dict[str, Any]:
+    """What a Catalog's status says of the content served (counts, digest, load times)."""
     entry = runtime.cache.entries[name]
     catalog = entry.catalog
     assert catalog is not None

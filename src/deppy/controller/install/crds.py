@@ -300,6 +300,13 @@ def input_class_crd() -> dict[str, Any]:
             ),
             "trace": boolean("The resolveset carries the resolution trace."),
             "provisionerClass": string("For the resolveset (default deppy.resolveset)."),
+            "installNamespace": string(
+                "OLM v1 (provisioner deppy.io/olm-v1): the namespace operators are installed "
+                "into (default: the Input's)."
+            ),
+            "serviceAccount": string(
+                "OLM v1: the service account operator-controller installs with."
+            ),
             "constraints": array(
                 obj(
                     {
@@ -328,6 +335,14 @@ def input_crd() -> dict[str, Any]:
         {
             "inputClass": string("Default: subscription."),
             "constraints": array(INPUT_CONSTRAINT, minItems=1, maxItems=MAX_INPUT_CONSTRAINTS),
+            "installNamespace": string(
+                "OLM v1: the namespace its packages are installed into (default: the "
+                "InputClass's, else the Input's own)."
+            ),
+            "serviceAccount": string(
+                "OLM v1: the service account operator-controller installs them with (default: "
+                "the InputClass's)."
+            ),
         },
         required=["constraints"],
     )
@@ -454,15 +469,38 @@ def instance_crd() -> dict[str, Any]:
         },
         required=["bundle"],
     )
+    extension = obj(
+        {
+            "name": string("The ClusterExtension."),
+            "package": string(),
+            "version": string("Approved (empty: no longer in the set)."),
+            "installedVersion": string("What OLM v1 installed (status.install.bundle)."),
+            "inSet": boolean("False: left over from an earlier set (prune: false)."),
+            "installed": string("OLM v1's Installed condition: True, False, Unknown."),
+            "progressing": string("OLM v1's Progressing reason: Succeeded, Retrying, Blocked."),
+            "message": string(),
+        }
+    )
+    status = obj(
+        {
+            "conditions": CONDITIONS,
+            "clusterExtensions": array(
+                extension, "OLM v1 provisioner: the ClusterExtensions written for this set."
+            ),
+        }
+    )
     return crd(
         "Instance",
         "instances",
         "Namespaced",
-        {"spec": spec, "status": obj({"conditions": CONDITIONS})},
+        {"spec": spec, "status": status},
         [
             printer("Bundle", ".spec.bundle.name"),
             condition_column("Approved", "Approved"),
             condition_column("Reason", "Approved", "reason"),
+            condition_column("Applied", "Applied"),
+            condition_column("Installed", "Installed"),
+            condition_column("Progressing", "Progressing", "reason"),
         ],
         required=["spec"],
     )
@@ -474,6 +512,10 @@ def provisioner_class_crd() -> dict[str, Any]:
             "approval": string(
                 "Who approves Instances (default Android).",
                 enum=["AllowAll", "DenyAll", "Android"],
+            ),
+            "prune": boolean(
+                "OLM v1: delete the ClusterExtension of a package that left the approved set "
+                "(deleting one uninstalls the operator; default false)."
             ),
         },
     )

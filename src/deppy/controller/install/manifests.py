@@ -18,6 +18,8 @@ DEFAULT_IMAGE = "deppy:latest"
 SERVICE_ACCOUNT = "deppy-controller"
 PROVISIONER = "deppy.io/resolver"
 RESOLVESET_CLASS = "deppy.resolveset"
+OLM_V1_CLASS = "olm-v1"
+OLM_V1_PROVISIONER = "deppy.io/olm-v1"  # olmv1.extensions.PROVISIONER (install imports nothing)
 HEALTH_PORT = 8080
 PEERING_NAME = "deppy"
 
@@ -68,6 +70,37 @@ def provisioner_class() -> dict[str, Any]:
         "provisioner": PROVISIONER,
         "parameters": {"approval": "Android"},
     }
+
+
+def olm_v1_classes() -> list[dict[str, Any]]:
+    """The ProvisionerClass ``olm-v1`` (approved sets become OLM v1 ClusterExtensions; a
+    package leaving the set is reported, not uninstalled: ``prune: false``) and the InputClass
+    ``olm-v1`` that hands its Inputs' sets to it. The service account operator-controller
+    installs with is the cluster's to choose: set it on the Input or on a copy of the class."""
+    return [
+        {
+            "apiVersion": API_VERSION,
+            "kind": "ProvisionerClass",
+            "metadata": {"name": OLM_V1_CLASS},
+            "provisioner": OLM_V1_PROVISIONER,
+            "parameters": {"approval": "Android", "prune": False},
+        },
+        {
+            "apiVersion": API_VERSION,
+            "kind": "InputClass",
+            "metadata": {"name": OLM_V1_CLASS},
+            "parameters": {
+                "force": False,
+                "minimalVersion": False,
+                "generateInputsForDependencies": False,
+                "dryRun": False,
+                "nextClusterVersion": False,
+                "trace": False,
+                "provisionerClass": OLM_V1_CLASS,
+                "constraints": _CLUSTER_NOW,
+            },
+        },
+    ]
 
 
 def peering_crds() -> list[dict[str, Any]]:
@@ -167,6 +200,25 @@ def cluster_role() -> dict[str, Any]:
                 "apiGroups": ["operators.coreos.com"],
                 "resources": ["clusterserviceversions", "subscriptions"],
                 "verbs": read,
+            },
+            # kopf notices a kind whose CRD is installed after it started (OLM v1 installed
+            # after deppy): it watches the definitions
+            {
+                "apiGroups": ["apiextensions.k8s.io"],
+                "resources": ["customresourcedefinitions"],
+                "verbs": read,
+            },
+            # OLM v1: ClusterCatalogs read; ClusterExtensions written only when labelled deppy's
+            # (the controller checks the label: RBAC cannot)
+            {
+                "apiGroups": ["olm.operatorframework.io"],
+                "resources": ["clustercatalogs"],
+                "verbs": read,
+            },
+            {
+                "apiGroups": ["olm.operatorframework.io"],
+                "resources": ["clusterextensions"],
+                "verbs": owned,
             },
             {
                 "apiGroups": ["config.openshift.io"],
@@ -288,6 +340,7 @@ def all_manifests(
         },
         *input_classes(),
         provisioner_class(),
+        *olm_v1_classes(),
         peering_object(),
         deployment(namespace, image, replicas),
         metrics_service(namespace),
