@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
@@ -54,36 +55,90 @@ def exports(count: int, seed: int, work: Path) -> Path:
     return directory
 
 
-def _tree_rss(process: psutil.Process) -> int:
-    total = 0
-    try:
-        family = [process, *process.children(recursive=True)]
-    except psutil.Error:
-        return 0
-    for one in family:
-        with contextlib.suppress(psutil.Error):  # gone between the listing and the reading
-            total += one.memory_info().rss
-    return total
+class _Family:
+    """The command and every process under it, sampled: the peak of their summed resident
+    memory, and each one's last CPU seconds (user + system) under its role: ``deppy`` (the
+    command: client, scheduler, output), ``nanny`` (dask's per-worker supervisor, a child of
+    the command) and ``worker`` (a nanny's child: where the clusters are planned). A process
+    that ends between two samples loses at most one interval (50 ms) of its CPU."""
+
+    def __init__(self, pid: int) -> None:
+        self.root = psutil.Process(pid)
+        self.peak = 0
+        self.cpu: dict[int, tuple[str, float]] = {}
+
+    def sample(self) -> None:
+        try:
+            family = [self.root, *self.root.children(recursive=True)]
+        except psutil.Error:
+            return
+        total = 0
+        for one in family:
+            with contextlib.suppress(psutil.Error):  # gone between the listing and the reading
+                total += one.memory_info().rss
+                times = one.cpu_times()
+                self.cpu[one.pid] = (self._role(one), times.user + times.system)
+        self.peak = max(self.peak, total)
+
+    def _role(self, one: psutil.Process) -> str:
+        known = self.cpu.get(one.pid)
+        if known is not None:
+            return known[0]
+        if one.pid == self.root.pid:
+            return "deppy"
+        return "nanny" if one.ppid() == self.root.pid else "worker"
+
+    def seconds(self, role: str) -> list[float]:
+        return sorted((cpu for r, cpu in self.cpu.values() if r == role), reverse=True)
 
 
-def run(directory: Path, workers: int, batch: int) -> tuple[float, int, int, float]:
-    """Seconds, peak RSS (bytes, all processes), records written and the CPU seconds of the
-    command and every process under it (what a shared machine's load cannot inflate much)."""
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One timed command: wall seconds, peak RSS (bytes, all processes), records written, CPU
+    seconds of all processes (exact: the kernel's count for the command's children) and per
+    role (sampled, see ``_Family``)."""
+
+    workers: int
+    wall: float
+    peak: int
+    records: int
+    cpu: float
+    deppy: float
+    nannies: list[float]
+    workers_cpu: list[float]
+
+    def free_cores_bound(self, cores: int = 2) -> float:
+        """The shortest wall time this CPU allows on ``cores`` idle cores: all of it spread
+        over the cores, or the busiest process alone, whichever is longer (a lower bound that
+        a shared machine's load cannot move)."""
+        busiest = max([self.deppy, *self.nannies, *self.workers_cpu])
+        return max(self.cpu / min(cores, 1 + 2 * self.workers), busiest)
+
+    def line(self, clusters: int, load: float) -> str:
+        workers = " + ".join(f"{w:.1f}" for w in self.workers_cpu)
+        nannies = " + ".join(f"{n:.1f}" for n in self.nannies)
+        return (
+            f"{self.workers} worker(s): {self.wall:.1f} s, {clusters / self.wall:.0f} clusters/s, "
+            f"peak RSS {self.peak / 2**20:.0f} MB, {self.cpu:.1f} CPU s in all processes "
+            f"(deppy {self.deppy:.1f}, nannies {nannies or '-'}, workers {workers or '-'}); "
+            f"load average before: {load:.2f}"
+        )
+
+
+def run(directory: Path, workers: int, batch: int) -> Run:
     command = [str(DEPPY), "fleet", "plan", str(directory), "--catalog", str(COMMUNITY),
                "--ocp-version", "4.20", "-o", "jsonl", "--workers", str(workers),
                "--batch-size", str(batch), "-q"]  # fmt: skip
-    peak = 0
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE)
-        watched = psutil.Process(process.pid)
+        family = _Family(process.pid)
         stop = threading.Event()
 
         def sample() -> None:
-            nonlocal peak
             while not stop.wait(0.05):
-                peak = max(peak, _tree_rss(watched))
+                family.sample()
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -97,7 +152,9 @@ def run(directory: Path, workers: int, batch: int) -> tuple[float, int, int, flo
         records = sum(1 for _ in out)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, peak, records, cpu
+    deppy = family.seconds("deppy")
+    return Run(workers, elapsed, family.peak, records, cpu, deppy[0] if deppy else 0.0,
+               family.seconds("nanny"), family.seconds("worker"))  # fmt: skip
 
 
 def main() -> None:
@@ -110,25 +167,29 @@ def main() -> None:
     args = parser.parse_args()
     counts = [int(w) for w in args.workers.split(",")]
     directory = exports(args.clusters, args.seed, args.work)
-    results: dict[int, tuple[float, int]] = {}
+    results: dict[int, Run] = {}
     for workers in counts:
         load = os.getloadavg()[0]
-        elapsed, peak, records, cpu = run(directory, workers, args.batch_size)
-        assert records == args.clusters, f"{records} records for {args.clusters} clusters"
-        results[workers] = (elapsed, peak)
-        print(
-            f"{workers} worker(s): {elapsed:.1f} s, {args.clusters / elapsed:.0f} clusters/s, "
-            f"peak RSS {peak / 2**20:.0f} MB, {cpu:.0f} CPU s in all processes "
-            f"(load average before: {load:.2f})"
+        result = run(directory, workers, args.batch_size)
+        assert result.records == args.clusters, (
+            f"{result.records} records, {args.clusters} clusters"
         )
-    last = counts[-1]
-    elapsed, peak = results[last]
-    speedup = results[counts[0]][0] / elapsed if len(counts) > 1 else 1.0
+        results[workers] = result
+        print(result.line(args.clusters, load))
+    first, last = results[counts[0]], results[counts[-1]]
+    speedup = first.wall / last.wall if len(counts) > 1 else 1.0
+    if len(counts) > 1:
+        bounds = [results[w].free_cores_bound() for w in counts]
+        print(
+            "on 2 idle cores the CPU allows at best "
+            + ", ".join(f"{b:.1f} s ({w} worker(s))" for w, b in zip(counts, bounds, strict=True))
+            + f": a speedup of {bounds[0] / bounds[-1]:.2f} (CPU per process, not the load)"
+        )
     print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
-        f"fleet: {args.clusters} clusters, {last} workers, {elapsed:.1f} s, "
-        f"{args.clusters / elapsed:.0f} clusters/s, speedup {speedup:.2f}, "
-        f"peak RSS {max(p for _, p in results.values()) / 2**20:.0f} MB"
+        f"fleet: {args.clusters} clusters, {last.workers} workers, {last.wall:.1f} s, "
+        f"{args.clusters / last.wall:.0f} clusters/s, speedup {speedup:.2f}, "
+        f"peak RSS {max(r.peak for r in results.values()) / 2**20:.0f} MB"
     )
 
 

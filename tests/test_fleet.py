@@ -195,6 +195,26 @@ def test_same_plan_same_wave(records: list[dict[str, Any]]) -> None:
     assert wave["clusters"] == 2 and wave["members"] == [record["cluster"], "twin"]
 
 
+def test_merged_rollups_of_consecutive_runs_equal_the_rollup_of_all(
+    records: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the client gets from the workers (each batch summed up there) sums up to what the
+    records say one by one, wave members (kept up to a limit, in input order) included."""
+    monkeypatch.setattr("deppy.workflows.fleet.rollup.SHOWN_MEMBERS", 2)
+    doubled = records + [{**r, "cluster": f"{r['cluster']}-twin"} for r in records]
+    whole = Rollup()
+    for record in doubled:
+        whole.add(record)
+    merged = Rollup()
+    for start in range(0, len(doubled), 7):
+        part = Rollup()
+        for record in doubled[start : start + 7]:
+            part.add(record)
+        merged.merge(part)
+    assert merged.summary() == whole.summary()
+    assert orjson.dumps(merged.summary()) == orjson.dumps(whole.summary())
+
+
 def test_cli_json_is_the_records_and_the_summary(fleet: Path) -> None:
     code, out, _ = run("fleet", "plan", str(fleet), "--catalog", COMMUNITY, "--workers", "0",
                        "--ocp-version", TARGET, "-o", "json")  # fmt: skip

@@ -135,11 +135,11 @@ def plan_cmd(
             scheduler=scheduler,
             batch_size=batch_size,
             progress=progress,
+            rollup=rollup,
         )
         if output == "json":
             out.write(b'{"clusters": [\n')
         for n, data in enumerate(records):
-            rollup.add(orjson.loads(data))
             if output == "jsonl":
                 out.write(data + b"\n")
                 out.flush()
