@@ -11,9 +11,9 @@ kept between batches) and sends back the batch's records, serialised, with their
 batch summed up on the worker, so the client merges rollups instead of parsing every record
 again: that parsing cost more CPU than a worker spent planning, and it all fell on one
 process). The client merges each batch's rollup into the caller's as it hands on the batch's
-records, in input order: the summary is the same as from the records one by one. Only a bounded number of
-batches is in flight, and results are taken as they complete, so the memory of this process
-depends on the batch size and the number of workers, not on the fleet.
+records, in input order: the summary is the same as from the records one by one. Only a
+bounded number of batches is in flight, and results are taken as they complete, so the
+memory of this process depends on the batch size and the number of workers, not on the fleet.
 
 A worker lost mid-run: the scheduler gives its batches to another worker (dask's own retry of
 a task whose worker died); a batch that still fails (it took down workers again and again) comes
@@ -86,9 +86,11 @@ def plan_fleet(
     batch_size: int = 50,
     progress: Progress | None = None,
     rollup: Rollup | None = None,
-) -> Iterator[bytes]:
-    """Each cluster's record (JSON bytes), in input order, summed up into ``rollup`` (when
-    given) as it is handed on; see the module docstring."""
+) -> Iterator[list[bytes]]:
+    """Each cluster's record (JSON bytes), in input order, a batch at a time as they become
+    ready (one cluster at a time in this process: a writer makes one write per batch, not
+    per cluster), summed up into ``rollup`` (when given) as they are handed on; see the
+    module docstring."""
     summed = Rollup() if rollup is None else rollup
     if workers == 0 and scheduler is None:
         yield from _in_process(refs, settings, progress, summed)
@@ -100,13 +102,13 @@ def plan_fleet(
 
 def _in_process(
     refs: Sequence[ClusterRef], settings: FleetSettings, progress: Progress | None, rollup: Rollup
-) -> Iterator[bytes]:
+) -> Iterator[list[bytes]]:
     for n, ref in enumerate(refs):
-        (record,), one = plan_batch(settings, [ref])
+        records, one = plan_batch(settings, [ref])
         rollup.merge(one)
         if progress is not None:
             progress(n + 1, len(refs))
-        yield record
+        yield records
 
 
 class _client:
@@ -158,7 +160,7 @@ def _on_dask(
     total: int,
     progress: Progress | None,
     rollup: Rollup,
-) -> Iterator[bytes]:
+) -> Iterator[list[bytes]]:
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
@@ -194,7 +196,7 @@ def _on_dask(
         while next_batch in ready:
             records, summed = ready.pop(next_batch)
             rollup.merge(summed)
-            yield from records
+            yield records
             done += len(records)
             next_batch += 1
         if progress is not None:
