@@ -5,11 +5,14 @@ seeded, 5–40 operators per cluster at real versions and channels, OpenShift 4.
 runs ``deppy fleet plan DIR --catalog community --ocp-version 4.20 -o jsonl`` as a user would
 (the embedded dask scheduler, its worker processes on this machine), once per worker count,
 timing the whole command (scheduler start and catalog loading included) and sampling the
-resident memory of the command and all its children every 50 ms (the peak of the sum).
+resident memory of the command and all its children every 50 ms (the peak of the sum) and
+the CPU seconds of each (the command, each worker process). Python's bytecode cache is on for
+the commands (in a directory of its own), as in an installed deppy; an untimed run fills it.
 
 Goals on a 2-core machine: 10,000 clusters in ≤ 60 s with 2 workers, a speedup ≥ 1.7 from 1
-to 2 workers, peak RSS ≤ 1 GB over all processes. The machine is shared: the load average is
-printed beside the figures; compare on a quiet machine or run again.
+to 2 workers, peak RSS ≤ 1 GB over all processes. The machine is shared: its load moves wall
+times, not CPU seconds, so each run prints its CPU seconds per process and the load average,
+and the shortest wall time that CPU allows on two idle cores (with the speedup it predicts).
 
 Usage: python benchmarks/fleet.py [--clusters N] [--workers 1,2] [--work DIR] [--seed S]
 The last line: ``fleet: N clusters, W workers, T s, R clusters/s, speedup S, peak RSS M MB``.
