@@ -43,7 +43,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def records(fleet: Path) -> list[dict[str, Any]]:
     settings = FleetSettings(catalogs=(COMMUNITY,), target_ocp=TARGET)
     found = plan_fleet(cluster_refs([str(fleet)]), settings, workers=0)
-    return [orjson.loads(r) for r in found]
+    return [orjson.loads(r) for batch in found for r in batch]
 
 
 def upgrades(export: str, *more: str) -> list[dict[str, Any]]:
@@ -58,6 +58,36 @@ def test_every_cluster_has_one_record_in_input_order(records: list[dict[str, Any
     assert [Path(r["cluster"]).name for r in records] == [
         f"cluster-{n:05d}.json" for n in range(COUNT)
     ]
+
+
+def test_a_directory_lists_its_exports_in_name_order_depth_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files of a directory in name order, then its subdirectories'; dot files, other
+    suffixes and symlinked directories left out; a symlinked export read where it points."""
+    elsewhere = tmp_path / "elsewhere"
+    (tmp_path / "fleet" / "eu" / "west").mkdir(parents=True)
+    (tmp_path / "fleet" / ".old").mkdir()
+    elsewhere.mkdir()
+    for name in ("fleet/b.yaml", "fleet/A.json", "fleet/.tmp.json", "fleet/notes.txt",
+                 "fleet/eu/c.YML", "fleet/eu/west/d.json", "fleet/.old/e.json",
+                 "elsewhere/f.json"):  # fmt: skip
+        (tmp_path / name).write_text("{}")
+    (tmp_path / "fleet" / "eu" / "linked.json").symlink_to(elsewhere / "f.json")
+    (tmp_path / "fleet" / "linkdir").symlink_to(elsewhere)
+    monkeypatch.chdir(tmp_path)
+    refs = cluster_refs(["fleet/"])
+    assert [r.name for r in refs] == [
+        "fleet/A.json", "fleet/b.yaml", "fleet/eu/c.YML", "fleet/eu/linked.json",
+        "fleet/eu/west/d.json",
+    ]  # fmt: skip
+    real = tmp_path.resolve()
+    assert [r.path for r in refs] == [
+        str(real / "fleet/A.json"), str(real / "fleet/b.yaml"), str(real / "fleet/eu/c.YML"),
+        str(real / "elsewhere/f.json"), str(real / "fleet/eu/west/d.json"),
+    ]  # fmt: skip
+    monkeypatch.chdir(tmp_path / "fleet" / "eu")
+    assert [r.name for r in cluster_refs(["."])] == ["c.YML", "linked.json", "west/d.json"]
 
 
 def test_cluster_plans_are_what_upgrades_answers_for_each_alone(
@@ -155,7 +185,8 @@ def test_an_unreachable_context_is_an_error_record(tmp_path: Path) -> None:
 
 def test_a_kubernetes_target_is_blocked_by_min_kube_version_alone(fleet: Path) -> None:
     settings = FleetSettings(catalogs=(COMMUNITY,), target_kube="1.25.0")
-    records = [orjson.loads(r) for r in plan_fleet(cluster_refs([str(fleet)]), settings, workers=0)]
+    found = plan_fleet(cluster_refs([str(fleet)]), settings, workers=0)
+    records = [orjson.loads(r) for batch in found for r in batch]
     reasons = [why for r in records for b in r.get("blockers", []) for why in b["reasons"]]
     assert reasons and all("minKubeVersion" in why for why in reasons)
     assert all(r["target"]["kubernetesVersion"] == "1.25.0" for r in records if "error" not in r)
@@ -193,6 +224,26 @@ def test_same_plan_same_wave(records: list[dict[str, Any]]) -> None:
     rollup.add(twin)
     (wave,) = rollup.summary()["waves"]
     assert wave["clusters"] == 2 and wave["members"] == [record["cluster"], "twin"]
+
+
+def test_merged_rollups_of_consecutive_runs_equal_the_rollup_of_all(
+    records: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the client gets from the workers (each batch summed up there) sums up to what the
+    records say one by one, wave members (kept up to a limit, in input order) included."""
+    monkeypatch.setattr("deppy.workflows.fleet.rollup.SHOWN_MEMBERS", 2)
+    doubled = records + [{**r, "cluster": f"{r['cluster']}-twin"} for r in records]
+    whole = Rollup()
+    for record in doubled:
+        whole.add(record)
+    merged = Rollup()
+    for start in range(0, len(doubled), 7):
+        part = Rollup()
+        for record in doubled[start : start + 7]:
+            part.add(record)
+        merged.merge(part)
+    assert merged.summary() == whole.summary()
+    assert orjson.dumps(merged.summary()) == orjson.dumps(whole.summary())
 
 
 def test_cli_json_is_the_records_and_the_summary(fleet: Path) -> None:

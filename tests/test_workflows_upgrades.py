@@ -5,6 +5,7 @@ switching channel (CrossChannelUpdateFound) and the path to the newest
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,8 @@ from deppy.catalog.fbc import load_catalog
 from deppy.catalog.semver import Version
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_installed
-from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
+from deppy.workflows.upgrades import ChannelUpdates, GraphMemo, UpgradeReport, upgrade_reports
+from tests.test_everyday_answers import invalid_channels_catalog
 from tests.workflow_helpers import WORKFLOWS, run
 
 DATA = WORKFLOWS / "upgrades"
@@ -123,3 +125,19 @@ def test_cli_bad_spec_is_one_line() -> None:
         "deppy: error: --installed 'etcd': the installed version is missing; "
         "write PACKAGE@VERSION\n"
     )
+
+
+def test_reports_kept_between_calls_say_each_time_what_a_fresh_call_says(
+    tmp_path: Path,
+) -> None:
+    """A fleet plan keeps the candidate order from one ``upgrade_reports`` call to the next
+    (GraphMemo); each call still hears the invalid-channel warnings of the packages it looks
+    at, and the same reports, as a call on its own."""
+    source = CatalogSet([load_catalog(invalid_channels_catalog(tmp_path), name="invalid")])
+    kept = GraphMemo()
+    specs = ["twoheads@1.0.0", "fine@1.0.0", "twoheads@1.0.0", "loop@1.0.0", "fine@1.0.0"]
+    for spec in specs:
+        alone = upgrade_reports(source, [parse_installed(spec)], ClusterFacts())
+        again = upgrade_reports(source, [parse_installed(spec)], ClusterFacts(), graphs=kept)
+        assert again == alone
+        assert bool(again[1]) == (not spec.startswith("fine"))

@@ -128,23 +128,27 @@ def plan_cmd(
     rollup = Rollup()
     out = sys.stdout.buffer
     with _progress(len(refs), output) as progress:
-        records = plan_fleet(
+        batches = plan_fleet(
             refs,
             settings,
             workers=_default_workers() if workers is None else workers,
             scheduler=scheduler,
             batch_size=batch_size,
             progress=progress,
+            rollup=rollup,
         )
         if output == "json":
             out.write(b'{"clusters": [\n')
-        for n, data in enumerate(records):
-            rollup.add(orjson.loads(data))
+        written = 0
+        for records in batches:
+            if not records:
+                continue
             if output == "jsonl":
-                out.write(data + b"\n")
+                out.write(b"".join(r + b"\n" for r in records))
                 out.flush()
             elif output == "json":
-                out.write((b",\n" if n else b"") + data)
+                out.write((b",\n" if written else b"") + b",\n".join(records))
+            written += len(records)
     summary = rollup.summary()
     if output == "json":
         out.write(b'\n],\n"summary": ')

@@ -143,12 +143,21 @@ class ResolutionContext:
 
     @classmethod
     def create(
-        cls, catalogs: BundleSource, request: ResolutionRequest, *, suggest: bool = True
+        cls,
+        catalogs: BundleSource,
+        request: ResolutionRequest,
+        *,
+        suggest: bool = True,
+        order: CandidateOrder | None = None,
     ) -> ResolutionContext:
+        """``order``: one kept from an earlier context over the same catalogs (a caller asking
+        many questions of them); its warnings now go to this context."""
         known = catalogs
         if request.sources:
             catalogs = catalogs.restricted(request.sources)
-        context = cls(catalogs, request, CandidateOrder(catalogs), suggest=suggest, known=known)
+        if order is None or order.catalogs is not catalogs:
+            order = CandidateOrder(catalogs)
+        context = cls(catalogs, request, order, suggest=suggest, known=known)
         context.order.warn = context.warn
         return context
 

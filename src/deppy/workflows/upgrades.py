@@ -9,14 +9,14 @@ given, updates the cluster cannot run are kept but marked, with the resolver's o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.upgrade_edges import UpgradeGraph, forward_targets, upgrade_graph
-from deppy.resolution.context import ResolutionContext
+from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.installed import CLUSTER_CATALOG, locate_installed
 from deppy.resolution.nodes import RuntimeConstraints
 from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
@@ -103,14 +103,51 @@ class UpgradeReport:
         }
 
 
+class KeptOrder(CandidateOrder):
+    """A candidate order kept from one ``upgrade_reports`` call to the next: each package's
+    channel membership and head distances are worked out once (a fresh context's order
+    worked them out again for every installed operator of every cluster: the larger part of
+    a fleet worker's warm-up), and the invalid-channel warnings met doing it are said again
+    to each context that looks at the package, as a fresh order would say them."""
+
+    def __init__(self, catalogs: BundleSource) -> None:
+        self._said: dict[tuple[str, str], list[str]] = {}
+        self._hearing: list[str] = []
+        self._target: Callable[[str], None] | None = None
+        super().__init__(catalogs)
+
+    @property
+    def warn(self) -> Callable[[str], None] | None:
+        return self._hearing.append  # what the order says while it works a package out
+
+    @warn.setter
+    def warn(self, target: Callable[[str], None] | None) -> None:
+        self._target = target  # the context now asking
+
+    def _members(self, catalog: str, package: str) -> dict[str, list[str]]:
+        key = (catalog, package)
+        said = self._said.get(key)
+        if said is None:
+            said = self._said[key] = self._hearing = []
+            found = super()._members(catalog, package)
+        else:
+            found = self._membership[key]
+        if said and self._target is not None:
+            for message in said:
+                self._target(message)
+        return found
+
+
 @dataclass(slots=True)
 class GraphMemo:
     """Channel graphs kept from one question to the next against the same catalogs: a
     package's bundles per catalog, and each channel's graph — the same for every installed
-    bundle the catalog lists (one it does not list joins the graph, so it keys its own)."""
+    bundle the catalog lists (one it does not list joins the graph, so it keys its own) —
+    and the candidate order (``KeptOrder``)."""
 
     members: dict[tuple[str, str], dict[str, Bundle]] = field(default_factory=dict)
     graphs: dict[tuple[str, str, str, str | None], UpgradeGraph] = field(default_factory=dict)
+    order: KeptOrder | None = None
 
 
 def upgrade_reports(
@@ -126,10 +163,14 @@ def upgrade_reports(
     ``graphs``: a caller asking about many clusters against the same ``source`` (a fleet plan)
     passes the same dict each time, so each channel's graph is built once, not once per
     installed bundle."""
-    context = ResolutionContext.create(
-        source, ResolutionRequest(installed=tuple(installed), cluster=cluster)
-    )
     context_graphs = GraphMemo() if graphs is None else graphs
+    if graphs is not None and (graphs.order is None or graphs.order.catalogs is not source):
+        graphs.order = KeptOrder(source)
+    context = ResolutionContext.create(
+        source,
+        ResolutionRequest(installed=tuple(installed), cluster=cluster),
+        order=context_graphs.order,
+    )
     for item in installed:
         if not context.catalogs.has_package(item.package):
             # "up to date" would be a guess about a package deppy knows nothing of

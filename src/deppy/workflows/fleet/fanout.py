@@ -7,9 +7,13 @@
 
 The clusters go out in batches (``batch_size`` references each: a few bytes); a worker plans a
 batch with its process's planner (``planner_for``: catalogs loaded once per process, caches
-kept between batches) and sends back the batch's records, serialised. Only a bounded number of
-batches is in flight, and results are taken as they complete, so the memory of this process
-depends on the batch size and the number of workers, not on the fleet.
+kept between batches) and sends back the batch's records, serialised, with their rollup (the
+batch summed up on the worker, so the client merges rollups instead of parsing every record
+again: that parsing cost more CPU than a worker spent planning, and it all fell on one
+process). The client merges each batch's rollup into the caller's as it hands on the batch's
+records, in input order: the summary is the same as from the records one by one. Only a
+bounded number of batches is in flight, and results are taken as they complete, so the
+memory of this process depends on the batch size and the number of workers, not on the fleet.
 
 A worker lost mid-run: the scheduler gives its batches to another worker (dask's own retry of
 a task whose worker died); a batch that still fails (it took down workers again and again) comes
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -30,18 +35,24 @@ import orjson
 from deppy.errors import DeppyError
 from deppy.workflows.fleet.inputs import ClusterRef
 from deppy.workflows.fleet.plan import FleetSettings, planner_for
+from deppy.workflows.fleet.rollup import Rollup
 
-__all__ = ["plan_batch", "plan_fleet"]
+__all__ = ["plan_batch", "plan_fleet", "plan_packed"]
 
 Progress = Callable[[int, int], None]
 IN_FLIGHT_PER_WORKER = 3
 
 
-def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> list[bytes]:
-    """What a worker runs: each cluster's record as JSON bytes. A cluster that trips a bug
-    becomes an error record saying so (the rest of the batch, and the run, go on)."""
+Batch = tuple[list[bytes], Rollup]  # each cluster's record as JSON bytes, and their rollup
+
+
+def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> Batch:
+    """What a worker runs: each cluster's record as JSON bytes, and the batch's rollup. A
+    cluster that trips a bug becomes an error record saying so (the rest of the batch, and
+    the run, go on)."""
     planner = planner_for(settings)
     records = []
+    rollup = Rollup()
     for ref in refs:
         try:
             record = planner.plan(ref)
@@ -52,12 +63,32 @@ def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> list[byte
                 "error": f"deppy could not plan it ({type(error).__name__}: {error}); "
                 "please report this with the cluster's export",
             }
+        rollup.add(record)
         records.append(orjson.dumps(record))
-    return records
+    return records, rollup
 
 
-def _error_records(refs: Sequence[ClusterRef], why: str) -> list[bytes]:
-    return [orjson.dumps({"index": r.index, "cluster": r.name, "error": why}) for r in refs]
+def plan_packed(settings: FleetSettings, refs: Sequence[ClusterRef]) -> tuple[bytes, Rollup]:
+    """``plan_batch`` as a dask task: the records go back as one zlib stream (JSON lines, ~9x
+    smaller), because moving ~10 KB a cluster between processes cost the worker and the
+    client more CPU than compressing it (the client's CPU is what N workers share)."""
+    records, rollup = plan_batch(settings, refs)
+    return zlib.compress(b"\n".join(records), 1), rollup
+
+
+def _unpacked(packed: tuple[bytes, Rollup]) -> Batch:
+    blob, rollup = packed
+    return zlib.decompress(blob).split(b"\n"), rollup  # orjson escapes newlines in strings
+
+
+def _error_records(refs: Sequence[ClusterRef], why: str) -> Batch:
+    rollup = Rollup()
+    records = []
+    for ref in refs:
+        record = {"index": ref.index, "cluster": ref.name, "error": why}
+        rollup.add(record)
+        records.append(orjson.dumps(record))
+    return records, rollup
 
 
 def plan_fleet(
@@ -68,23 +99,30 @@ def plan_fleet(
     scheduler: str | None = None,
     batch_size: int = 50,
     progress: Progress | None = None,
-) -> Iterator[bytes]:
-    """Each cluster's record (JSON bytes), in input order; see the module docstring."""
+    rollup: Rollup | None = None,
+) -> Iterator[list[bytes]]:
+    """Each cluster's record (JSON bytes), in input order, a batch at a time as they become
+    ready (one cluster at a time in this process: a writer makes one write per batch, not
+    per cluster), summed up into ``rollup`` (when given) as they are handed on; see the
+    module docstring."""
+    summed = Rollup() if rollup is None else rollup
     if workers == 0 and scheduler is None:
-        yield from _in_process(refs, settings, progress)
+        yield from _in_process(refs, settings, progress, summed)
         return
     batches = [refs[n : n + batch_size] for n in range(0, len(refs), max(batch_size, 1))]
     with _client(workers, scheduler) as client:
-        yield from _on_dask(client, batches, settings, len(refs), progress)
+        yield from _on_dask(client, batches, settings, len(refs), progress, summed)
 
 
 def _in_process(
-    refs: Sequence[ClusterRef], settings: FleetSettings, progress: Progress | None
-) -> Iterator[bytes]:
-    for n, record in enumerate(plan_batch(settings, [ref])[0] for ref in refs):
+    refs: Sequence[ClusterRef], settings: FleetSettings, progress: Progress | None, rollup: Rollup
+) -> Iterator[list[bytes]]:
+    for n, ref in enumerate(refs):
+        records, one = plan_batch(settings, [ref])
+        rollup.merge(one)
         if progress is not None:
             progress(n + 1, len(refs))
-        yield record
+        yield records
 
 
 class _client:
@@ -135,7 +173,8 @@ def _on_dask(
     settings: FleetSettings,
     total: int,
     progress: Progress | None,
-) -> Iterator[bytes]:
+    rollup: Rollup,
+) -> Iterator[list[bytes]]:
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
@@ -147,7 +186,7 @@ def _on_dask(
     def submit() -> Any | None:
         for n, batch in waiting:
             future = client.submit(
-                plan_batch, settings, list(batch), key=f"deppy-fleet-{run}-{n}", pure=False
+                plan_packed, settings, list(batch), key=f"deppy-fleet-{run}-{n}", pure=False
             )
             batch_of[future] = n
             return future
@@ -155,24 +194,25 @@ def _on_dask(
 
     first = [f for f in (submit() for _ in range(limit)) if f is not None]
     pending = as_completed(first)
-    ready: dict[int, bytes] = {}
-    next_index = 0
+    ready: dict[int, Batch] = {}  # batches (their clusters consecutive) that arrived early
+    next_batch = 0
     done = 0
     for future in pending:
         n = batch_of.pop(future)
         try:
-            records = future.result()
+            result = _unpacked(future.result())
         except Exception as error:  # the batch failed on the cluster (e.g. KilledWorker)
             why = f"its batch failed on the dask cluster ({type(error).__name__}: {error})"
-            records = _error_records(batches[n], why)
+            result = _error_records(batches[n], why)
         future.release()
-        for ref, record in zip(batches[n], records, strict=True):
-            if ref.index >= next_index and ref.index not in ready:  # each cluster once
-                ready[ref.index] = record
-        while next_index in ready:
-            yield ready.pop(next_index)
-            next_index += 1
-            done += 1
+        if n >= next_batch and n not in ready:  # each batch, so each cluster, once
+            ready[n] = result
+        while next_batch in ready:
+            records, summed = ready.pop(next_batch)
+            rollup.merge(summed)
+            yield records
+            done += len(records)
+            next_batch += 1
         if progress is not None:
             progress(done, total)
         following = submit()

@@ -39,12 +39,30 @@ class ClusterRef:
     context: str | None = None
 
 
-def _files(root: Path) -> Iterator[Path]:
-    for directory, subdirs, names in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-        for name in sorted(names):
-            if name.lower().endswith(_SUFFIXES) and not name.startswith("."):
-                yield Path(directory) / name
+def _files(root: str, resolved: str, under: str = "") -> Iterator[tuple[str, str]]:
+    """Each export under ``root`` (resolved: ``resolved``) as (its path relative to the root,
+    its resolved path): the files of a directory in name order, then its subdirectories',
+    as ``os.walk`` gives them (symlinked directories are not entered). Only a symlinked file
+    is resolved on its own: resolving each of 10,000 paths cost a client that must list them
+    before any worker starts ~1 s."""
+    try:
+        with os.scandir(os.path.join(root, under)) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except OSError:  # unreadable: skipped, as os.walk skips it
+        return
+    subdirs = []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        relative = os.path.join(under, entry.name)
+        if entry.is_dir():
+            if not entry.is_symlink():
+                subdirs.append(relative)
+        elif entry.name.lower().endswith(_SUFFIXES):
+            path = os.path.join(resolved, relative)
+            yield relative, os.path.realpath(path) if entry.is_symlink() else path
+    for subdir in subdirs:
+        yield from _files(root, resolved, subdir)
 
 
 def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
@@ -63,9 +81,10 @@ def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
         if root.is_file():
             refs.append(ClusterRef(len(refs), argument, path=str(root.resolve())))
         elif root.is_dir():
-            for file in _files(root):
-                name = str(Path(argument) / file.relative_to(root))
-                refs.append(ClusterRef(len(refs), name, path=str(file.resolve())))
+            shown = str(root)  # as the argument says it, normalised ("exports/" -> "exports")
+            for relative, path in _files(argument, str(root.resolve())):
+                name = relative if shown == "." else os.path.join(shown, relative)
+                refs.append(ClusterRef(len(refs), name, path=path))
         else:
             raise InputError(
                 argument,
