@@ -14,43 +14,19 @@ from benchmarks.fleet_exports import write_fleet
 
 from deppy.resolution.request_parsing import parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs
+from tests.chromium import ARTIFACTS, chromium, needs_chromium
 from tests.conftest import shared_path
 from tests.workflow_helpers import run
 
-CHROMIUM = Path("/usr/bin/chromium")
-DRIVER = Path("/usr/bin/chromedriver")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 COMMUNITY = str(shared_path("catalogs", "community-operators-prod-v4.18"))
 
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and DRIVER.exists()),
-    reason="browser tests need /usr/bin/chromium and /usr/bin/chromedriver "
-    "(apt-get install chromium chromium-driver)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1280,1600",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
-    yield driver
-    driver.quit()
+    with chromium(tmp_path_factory.mktemp("chromium-profile"), height=1600) as driver:
+        yield driver
 
 
 def test_the_html_report_shows_its_charts_offline(tmp_path: Path, browser: object) -> None:

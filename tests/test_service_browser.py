@@ -13,18 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import ARTIFACTS, chromium, needs_chromium
 from tests.conftest import free_port
 from tests.service_support import store_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-DRIVER = Path("/usr/bin/chromedriver")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and DRIVER.exists()),
-    reason="browser tests need /usr/bin/chromium and /usr/bin/chromedriver "
-    "(apt-get install chromium chromium-driver)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -48,28 +41,8 @@ def server() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1280,800",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
-    driver.implicitly_wait(0)
-    yield driver
-    driver.quit()
+    with chromium(tmp_path_factory.mktemp("chromium-profile"), height=800) as driver:
+        yield driver
 
 
 @pytest.fixture(scope="module")
