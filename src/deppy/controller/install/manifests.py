@@ -39,27 +39,28 @@ DEFAULT_INPUT_CLASSES: dict[str, dict[str, Any]] = {
 
 
 def input_classes() -> list[dict[str, Any]]:
-    found = []
-    for name, switches in DEFAULT_INPUT_CLASSES.items():
-        parameters: dict[str, Any] = {
-            "force": False,
-            "minimalVersion": False,
-            "generateInputsForDependencies": False,
-            "dryRun": False,
-            "nextClusterVersion": False,
-            "trace": False,
-            **switches,
-            "constraints": _CLUSTER_NOW,
-        }
-        found.append(
-            {
-                "apiVersion": API_VERSION,
-                "kind": "InputClass",
-                "metadata": {"name": name},
-                "parameters": parameters,
-            }
-        )
-    return found
+    return [input_class(name, **switches) for name, switches in DEFAULT_INPUT_CLASSES.items()]
+
+
+def input_class(name: str, **switches: Any) -> dict[str, Any]:
+    """An InputClass: every switch off unless ``switches`` turns it on, today's cluster's
+    constraints."""
+    parameters: dict[str, Any] = {
+        "force": False,
+        "minimalVersion": False,
+        "generateInputsForDependencies": False,
+        "dryRun": False,
+        "nextClusterVersion": False,
+        "trace": False,
+        **switches,
+        "constraints": _CLUSTER_NOW,
+    }
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "InputClass",
+        "metadata": {"name": name},
+        "parameters": parameters,
+    }
 
 
 def provisioner_class() -> dict[str, Any]:
@@ -85,21 +86,7 @@ def olm_v1_classes() -> list[dict[str, Any]]:
             "provisioner": OLM_V1_PROVISIONER,
             "parameters": {"approval": "Android", "prune": False},
         },
-        {
-            "apiVersion": API_VERSION,
-            "kind": "InputClass",
-            "metadata": {"name": OLM_V1_CLASS},
-            "parameters": {
-                "force": False,
-                "minimalVersion": False,
-                "generateInputsForDependencies": False,
-                "dryRun": False,
-                "nextClusterVersion": False,
-                "trace": False,
-                "provisionerClass": OLM_V1_CLASS,
-                "constraints": _CLUSTER_NOW,
-            },
-        },
+        input_class(OLM_V1_CLASS, provisionerClass=OLM_V1_CLASS),
     ]
 
 
