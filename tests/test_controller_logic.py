@@ -30,9 +30,10 @@ from deppy.controller.resolving.requests import (
     input_requirements,
     operator_input_constraints,
 )
+from deppy.controller.resolving.units import Held, Unit, resolve_unit
 from deppy.errors import InputError
 from deppy.resolution.node_library import minimal_version_pipeline
-from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
 from deppy.resolution.request_parsing import parse_require
 from deppy.workflows.resolve import resolve_with_options
 from tests.conftest import free_port, shared_path
@@ -554,3 +555,59 @@ def test_a_cluster_extension_is_pinned_and_compared_without_the_servers_defaults
     assert up_to_date(served_back, wanted, "team-a", "olm-v1", "olm-v1-abc")
     newer = Wanted("My_Operator", "1.3.0", "stable", "operatorhubio", "team-a", "installer")
     assert not up_to_date(served_back, newer, "team-a", "olm-v1", "olm-v1-abc")
+
+
+# -- two units in one namespace: a bundle moves only through the unit whose approved set holds it --
+
+
+def _two_units_world() -> tuple[CatalogCache, list[Held]]:
+    """base 1.1.0 is held by the approved set of unit ``subscription``; base 1.1.1 has been
+    published since (the soak's finding: an auto-approved unit upgraded it, so two approved
+    sets of one namespace disagreed on base while the owner's proposal awaited a person)."""
+    catalog = SoakCatalog()
+    catalog.packages["base"].bundles["1.1.1"] = SoakBundle(
+        "base", "1.1.1", ["stable"], ["Base"], rules=[]
+    )
+    cache = CatalogCache()
+    content = load_catalog_documents({"all.json": catalog.render()}, name="soak", where="test")
+    cache.loaded("soak", content, "sha256:1", "t1")
+    base = InstalledBundle(
+        "base", Version.parse("1.1.0"), "stable", "soak", "base.v1.1.0", "Instance sub-1"
+    )
+    return cache, [Held("subscription", base, "subscription-1")]
+
+
+def _unit(key: str, *constraints: dict[str, Any]) -> Unit:
+    params = class_parameters({"metadata": {"name": key}, "parameters": {}})
+    return Unit(key, params, (_input(*constraints, name=f"{key}-input"),))
+
+
+def test_a_unit_does_not_move_a_bundle_another_units_approved_set_holds() -> None:
+    cache, held = _two_units_world()
+    wants_alpha = {"type": "olm.packageVersion", "value": {"package": "alpha", "version": "*"}}
+    outcome = resolve_unit(_unit("soak-auto", wants_alpha), held, cache, ClusterFacts())
+    assert outcome.reason == "Resolved", outcome.message
+    assert [e.bundle.name for e in outcome.entries] == ["alpha.v1.1.0"]
+    # the owner itself still moves it
+    owner = resolve_unit(
+        _unit(
+            "subscription",
+            {"type": "olm.packageVersion", "value": {"package": "base", "version": "*"}},
+        ),
+        held,
+        cache,
+        ClusterFacts(),
+    )
+    assert [(e.bundle.name, e.pivot_from) for e in owner.entries] == [
+        ("base.v1.1.1", "base.v1.1.0")
+    ]
+
+
+def test_asking_for_what_another_unit_holds_names_that_unit_and_the_way_out() -> None:
+    cache, held = _two_units_world()
+    newer = {"type": "olm.packageVersion", "value": {"package": "base", "version": ">=1.1.1"}}
+    outcome = resolve_unit(_unit("soak-auto", newer), held, cache, ClusterFacts())
+    assert outcome.reason == "Unsatisfiable"
+    assert outcome.explanation is not None
+    text = outcome.explanation["text"]
+    assert "subscription-1" in text and "subscription" in text and "approve" in text, text

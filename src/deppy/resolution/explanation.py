@@ -122,7 +122,8 @@ def _root(fact: Requested | KeptInstalled) -> str:
     if isinstance(fact, Requested):
         text = fact.requirement.describe()
         return f"required package {text}"
-    return f"installed {fact.installed.describe()}"
+    held = f", {fact.installed.held}" if fact.installed.held else ""
+    return f"installed {fact.installed.describe()}{held}"
 
 
 def _who(dependent: Bundle | RequiredPackage | InstalledBundle) -> str:
@@ -271,6 +272,10 @@ def _cause(
                 versions = {str(b.version) for b in fact.candidates}
                 exact = versions == {fact.dependent.versions_text}
                 return Cause("needs", text, data, short, restates=exact, rank=-1)
+            elif isinstance(fact.dependent, InstalledBundle) and fact.dependent.held:
+                text = f"{who} stays as it is, {fact.dependent.held}"
+                short = f"{who} stays as it is (held elsewhere)"
+                return Cause("needs", text, data, short, rank=-1)
             elif isinstance(fact.dependent, InstalledBundle):
                 text = (
                     f"{who} stays or moves forward along its channel, never back: "
@@ -368,9 +373,21 @@ def _changes(facts: Sequence[Fact], context: ResolutionContext) -> list[RequestC
         if isinstance(fact, Requested) and fact.requirement in request.required:
             why = one_of.get(fact.requirement.package, "")
             changes.append(DropEntry("required", _index(request.required, fact.requirement), why))
+        elif isinstance(fact, KeptInstalled) and fact.installed.held:
+            changes.append(_move_held(fact.installed))
         elif isinstance(fact, KeptInstalled) and fact.installed in request.installed:
             changes.append(DropEntry("installed", _index(request.installed, fact.installed)))
     return _one_advice_per_package(list(dict.fromkeys(changes)))
+
+
+def _move_held(installed: InstalledBundle) -> Advice:
+    """An installed bundle that may not move here cannot be dropped either: it moves where
+    it is held, by the proposal that holds it approved."""
+    text = (
+        f"approve the proposal that moves {installed.package} where it is {installed.held}, "
+        f"or ask for what {installed.package} {installed.version} satisfies"
+    )
+    return Advice("move-held", text, package=installed.package)
 
 
 def _one_advice_per_package(changes: list[RequestChange]) -> list[RequestChange]:

@@ -84,11 +84,12 @@ class InstalledPackageProducer:
         produced: list[OLMVariable] = []
         for installed in context.request.installed:
             current = locate_installed(installed, context)
-            targets = upgrade_candidates(installed, current, context)
+            targets = [] if installed.held else upgrade_candidates(installed, current, context)
             candidates = [*targets, current.bundle]
+            moves = f"stays ({installed.held})" if installed.held else "stays or upgrades"
             need = Needs(
                 installed,
-                f"{installed.describe()} stays or upgrades",
+                f"{installed.describe()} {moves}",
                 tuple(candidates),
                 None,
                 installed.package,

@@ -86,7 +86,12 @@ class RequiredPackage:
 
 @dataclass(frozen=True, slots=True)
 class InstalledBundle:
-    """A bundle already on the cluster: it may stay or move forward, never backward."""
+    """A bundle already on the cluster: it may stay or move forward, never backward.
+
+    ``held`` (non-empty) says it may not move at all here, and why: who else holds it and how
+    it moves (the controller's units: another unit's approved resolveset holds it, and only that
+    unit's next approved proposal moves it, so one person's approval is never bypassed).
+    """
 
     package: str
     version: Version
@@ -94,6 +99,7 @@ class InstalledBundle:
     catalog: str | None = None
     bundle: str | None = None
     text: str = ""
+    held: str = ""
 
     def describe(self) -> str:
         where = f" (channel {self.channel})" if self.channel else ""

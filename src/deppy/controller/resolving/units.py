@@ -187,7 +187,7 @@ def resolve_unit(
     facts = params.cluster(cluster)
     request = ResolutionRequest(
         required=tuple(required),
-        installed=tuple(h.installed for h in held),
+        installed=tuple(_as_installed(h, unit.key) for h in held),
         cluster=next_cluster(facts) if params.next_cluster else facts,
     )
     if params.force:
@@ -201,6 +201,19 @@ def resolve_unit(
     unsolved = outcome.reason == "Unsatisfiable" and not named
     outcome.stale = view.staleness(None if unsolved else named)
     return outcome
+
+
+def _as_installed(held: Held, unit: str) -> InstalledBundle:
+    """Another unit's approved bundle stays as it is for this unit: only its own unit moves it,
+    through a proposal a person (or its policy) approves. Were this unit to upgrade it, two
+    approved sets of one namespace would disagree on the package while the owner's proposal
+    waits (the soak found it: an auto-approved unit upgrading a manually approved unit's
+    dependency). Operators installed by hand (no unit) may still be upgraded."""
+    if not held.unit or held.unit == unit:
+        return held.installed
+    return replace(
+        held.installed, held=f"held by the approved Instance {held.resolveset} of unit {held.unit}"
+    )
 
 
 def _unavailable_in_use(
