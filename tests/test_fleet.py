@@ -230,12 +230,16 @@ def test_same_plan_same_wave(records: list[dict[str, Any]]) -> None:
 
 
 def test_merged_rollups_of_consecutive_runs_equal_the_rollup_of_all(
-    records: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+    records: list[dict[str, Any]],
+    v1_records: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """What the client gets from the workers (each batch summed up there) sums up to what the
-    records say one by one, wave members (kept up to a limit, in input order) included."""
+    records say one by one, wave members and operator errors (kept up to a limit, in input
+    order) included; OLM v0 and OLM v1 records alike."""
     monkeypatch.setattr("deppy.workflows.fleet.rollup.SHOWN_MEMBERS", 2)
-    doubled = records + [{**r, "cluster": f"{r['cluster']}-twin"} for r in records]
+    both = records + v1_records
+    doubled = both + [{**r, "cluster": f"{r['cluster']}-twin"} for r in both]
     whole = Rollup()
     for record in doubled:
         whole.add(record)
@@ -333,9 +337,11 @@ def _csv_object(name: str, version: str, verbs: list[str], cluster: bool) -> str
     return base64.b64encode(json.dumps(csv).encode()).decode()
 
 
-def test_an_update_asking_for_more_rbac_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["Subscription", "ClusterExtension"])
+def test_an_update_asking_for_more_rbac_is_named(tmp_path: Path, kind: str) -> None:
     """A catalog that embeds its CSVs (olm.bundle.object), as Red Hat's index does: 1.1.0
-    asks to list pods and to read secrets cluster-wide, which 1.0.0 did not."""
+    asks to list pods and to read secrets cluster-wide, which 1.0.0 did not; the same for an
+    OLM v0 Subscription and an OLM v1 ClusterExtension."""
     catalog = tmp_path / "catalog"
     catalog.mkdir()
     docs: list[dict[str, Any]] = [
@@ -362,9 +368,14 @@ def test_an_update_asking_for_more_rbac_is_named(tmp_path: Path) -> None:
     (catalog / "catalog.json").write_text("\n".join(json.dumps(d) for d in docs))
     clusters = tmp_path / "clusters"
     clusters.mkdir()
-    _export(clusters / "one.json", "op", "op.v1.0.0", "1.0.0", "stable")
+    if kind == "Subscription":
+        _export(clusters / "one.json", "op", "op.v1.0.0", "1.0.0", "stable")
+    else:
+        _v1_export(clusters / "one.json", [cluster_extension("op", "op", "1.0.0")],
+                   catalog="redhat-operators")  # fmt: skip
     settings = FleetSettings(catalogs=(f"{catalog}=redhat-operators",))
     (record,) = (Planner.load(settings).plan(r) for r in cluster_refs([str(clusters)]))
+    assert [o["kind"] for o in record["operators"]] == [kind]
     (change,) = record["moreRbac"]
     assert (change["from"], change["to"]) == ("op.v1.0.0", "op.v1.1.0")
     assert change["added"] == [
@@ -380,7 +391,13 @@ GITLAB = "gitlab-operator-kubernetes"  # 2.5.2 stops at OpenShift 4.19; 2.6.0 ru
 ARGOCD = "argocd-operator"  # one replaces chain; 0.1.0 replaces 0.0.15, which is in no catalog
 
 
-def _v1_export(path: Path, extensions: list[dict[str, Any]], *, subscribed: bool = False) -> None:
+def _v1_export(
+    path: Path,
+    extensions: list[dict[str, Any]],
+    *,
+    subscribed: bool = False,
+    catalog: str = CATALOG_NAME,
+) -> None:
     """An export as ``deppy cluster export`` writes it (``export_document``): the cluster's
     ClusterCatalog of the community content, its ClusterExtensions and, with ``subscribed``,
     an OLM v0 Subscription of gitlab-operator-kubernetes 2.5.2 beside them."""
@@ -407,7 +424,7 @@ def _v1_export(path: Path, extensions: list[dict[str, Any]], *, subscribed: bool
         where=f"https://api.{path.stem}.example:6443",
         csvs=csvs,
         subscriptions=subscriptions,
-        cluster_catalogs=(cluster_catalog(CATALOG_NAME),),
+        cluster_catalogs=(cluster_catalog(catalog),),
         cluster_extensions=tuple(extensions),
         kube_version="v1.31.2",
         openshift_version="4.18.3",

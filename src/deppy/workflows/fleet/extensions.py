@@ -107,7 +107,8 @@ class ExtensionPlanner:
             name = name_of(extension) or describe(extension, KIND)
             package = text(extension, "spec", "source", "catalog", "packageName")
             try:
-                olm, _ = extension_request_on_cluster([extension], state.where, state, found)
+                # errors name the object and field; the record names the cluster
+                olm, _ = extension_request_on_cluster([extension], "", state, found)
             except DeppyError as error:
                 errors.append(_error(name, package, str(error)))
                 continue
@@ -120,7 +121,7 @@ class ExtensionPlanner:
                     _error(
                         name,
                         package,
-                        f"{state.where}: {KIND} {name} has no installed "
+                        f"{KIND} {name} has no installed "
                         "bundle (status.install.bundle): OLM v1 has not installed it yet; "
                         "nothing to plan until it has",
                     )
@@ -133,7 +134,7 @@ class ExtensionPlanner:
                     _error(
                         name,
                         package,
-                        f"{state.where}: {KIND} {name}: package "
+                        f"{KIND} {name}: package "
                         f"{requirement.package} is in no catalog in use ({names}); OLM v1 "
                         f"says: {upgrade.error} — check spec.source.catalog.packageName "
                         "or give the catalog that has it (--catalog)",

@@ -89,8 +89,9 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
                 lines.append(_cut(f"  {words}: {_listed(found, 'name')}"))
     failed = summary["operatorErrors"]
     if failed["count"]:
-        lines.append(f"Operator errors ({failed['count']} installs; -o json lists them):")
-        lines += [_cut(f"  {e['error']}") for e in failed["first"][:3]]
+        installs = f"{failed['count']} install{'s' if failed['count'] != 1 else ''}"
+        lines.append(f"Operator errors ({installs}; -o json lists them):")
+        lines += [_cut(f"  {_error_line(e)}") for e in failed["first"][:3]]
     if errors:
         lines.append(f"Errors ({len(errors)} clusters; -o json lists each):")
         lines += [_cut(f"  {_error_line(e)}") for e in errors[:3]]
@@ -104,11 +105,10 @@ def _kinds(kinds: Mapping[str, int]) -> str:
     return ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for n, kind in counts)
 
 
-def _error_line(error: Mapping[str, str]) -> str:
+def _error_line(error: Mapping[str, Any]) -> str:
     """The error, which names its file itself when it comes from reading it."""
-    if error["error"].startswith(error["cluster"]):
-        return error["error"]
-    return f"{error['cluster']}: {error['error']}"
+    message, cluster = str(error["error"]), str(error["cluster"])
+    return message if message.startswith(cluster) else f"{cluster}: {message}"
 
 
 def summary_html(
