@@ -6,6 +6,8 @@ implementation of them: the cluster is read as ``deppy upgrades --cluster`` read
 cluster's own versions, and with a target platform version again at the target (as ``deppy
 upgrades --ocp-version TARGET`` answers), the installed bundle's refusals at the target are
 ``cluster_refusals``, and the RBAC comparison is the controller's (``deppy.catalog.permissions``).
+That is OLM v0's Subscriptions; the cluster's ClusterExtensions are planned under OLM v1's rules
+beside them (``extensions``), and each operator record says its ``kind``.
 
 What makes thousands of clusters cheap is that clusters share installs: an installed operator's
 report depends only on the installed entry, the catalogs and the cluster versions, so a
