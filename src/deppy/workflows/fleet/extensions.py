@@ -91,6 +91,8 @@ class ExtensionPlanner:
         self.refused = refused
         self.rbac = rbac
         self.walks: dict[RequiredPackage, ExtensionUpgrade] = {}
+        self.known: dict[str, bool] = {}  # package -> in these catalogs
+        self.installed: dict[ExtensionTerms, Bundle | None] = {}
 
     def plan(self, state: ClusterState, found: ClusterInput) -> ExtensionPlan:
         """``found``: the cluster read against this planner's catalogs (their names are the
@@ -101,19 +103,14 @@ class ExtensionPlanner:
             catalog_from_object(catalog, f"{state.where}: ClusterCatalog {name_of(catalog)}")
         operators: list[dict[str, Any]] = []
         errors: list[dict[str, Any]] = []
-        warnings: list[str] = []
         planned: list[_Planned] = []
-        for extension in state.cluster_extensions:
+        requests, warnings = _requests(state, found)
+        for extension, requirement in requests:
             name = name_of(extension) or describe(extension, KIND)
             package = text(extension, "spec", "source", "catalog", "packageName")
-            try:
-                # errors name the object and field; the record names the cluster
-                olm, _ = extension_request_on_cluster([extension], "", state, found)
-            except DeppyError as error:
-                errors.append(_error(name, package, str(error)))
+            if isinstance(requirement, str):
+                errors.append(_error(name, package, requirement))
                 continue
-            warnings += olm.warnings
-            (requirement,) = olm.request.required
             terms = requirement.extension
             assert terms is not None
             if terms.installed is None:
@@ -128,7 +125,7 @@ class ExtensionPlanner:
                 )
                 continue
             upgrade = self.walk(requirement)
-            if not self.source.has_package(requirement.package):
+            if not self._has(requirement.package):
                 names = ", ".join(self.source.names()) or "none"
                 errors.append(
                     _error(
@@ -144,7 +141,7 @@ class ExtensionPlanner:
             item = _Planned(requirement, upgrade, self._installed_bundle(terms))
             planned.append(item)
             operators.append(self._operator(item))
-        return ExtensionPlan(tuple(operators), tuple(errors), tuple(warnings), tuple(planned))
+        return ExtensionPlan(tuple(operators), tuple(errors), warnings, tuple(planned))
 
     def walk(self, requirement: RequiredPackage) -> ExtensionUpgrade:
         """``extension_upgrades`` for one extension (its answer depends on it alone)."""
@@ -157,7 +154,22 @@ class ExtensionPlanner:
             self.walks[requirement] = found
         return found
 
+    def _has(self, package: str) -> bool:
+        found = self.known.get(package)
+        if found is None:
+            found = self.known[package] = self.source.has_package(package)
+        return found
+
     def _installed_bundle(self, terms: ExtensionTerms) -> Bundle | None:
+        """The installed bundle in the catalogs ``terms`` selected (the highest priority's)."""
+        if terms in self.installed:
+            return self.installed[terms]
+        if len(self.installed) > CACHE_LIMIT:
+            self.installed.clear()
+        found = self.installed[terms] = self._look_up(terms)
+        return found
+
+    def _look_up(self, terms: ExtensionTerms) -> Bundle | None:
         installed = terms.installed
         assert installed is not None
         priority = {c.name: c.priority for c in terms.catalogs}
@@ -268,6 +280,33 @@ class ExtensionPlanner:
 
 
 _VERSION = "spec.source.catalog.version"
+
+
+def _requests(
+    state: ClusterState, found: ClusterInput
+) -> tuple[list[tuple[Mapping[str, Any], RequiredPackage | str]], tuple[str, ...]]:
+    """Each ClusterExtension with its request, or the error that keeps it from one, and the
+    warnings met. All at once, the common case; one at a time when one of them is bad input,
+    so that the error stays with it (errors name the object and field; the plan record names
+    the cluster)."""
+    extensions = list(state.cluster_extensions)
+    try:
+        olm, _ = extension_request_on_cluster(extensions, "", state, found)
+    except DeppyError:
+        pass
+    else:  # one request per ClusterExtension, in their order
+        return list(zip(extensions, olm.request.required, strict=True)), olm.warnings
+    result: list[tuple[Mapping[str, Any], RequiredPackage | str]] = []
+    warnings: list[str] = []
+    for extension in extensions:
+        try:
+            olm, _ = extension_request_on_cluster([extension], "", state, found)
+        except DeppyError as error:
+            result.append((extension, str(error)))
+            continue
+        result.append((extension, olm.request.required[0]))
+        warnings += olm.warnings
+    return result, tuple(dict.fromkeys(warnings))
 
 
 def _wider(terms: ExtensionTerms) -> list[tuple[list[dict[str, Any]], ExtensionTerms]]:
