@@ -624,3 +624,27 @@ def test_the_same_bytes_in_this_process_and_on_workers(v1_fleet: Path) -> None:
         *args, "--workers", "2")  # fmt: skip
     assert here[0] == one[0] == two[0] == 0, (here[2], one[2], two[2])
     assert here[1] == one[1] == two[1]
+
+
+def test_an_extension_olm_v1_would_refuse_is_its_error_and_a_bad_catalog_the_clusters(
+    tmp_path: Path,
+) -> None:
+    """A version OLM v1's API refuses stays with its extension, named by field; a
+    ClusterCatalog that cannot be read fails the cluster (it fails every extension of it)."""
+    broken = cluster_extension("argocd", ARGOCD, "0.16.0")
+    broken["status"]["install"]["bundle"]["version"] = "latest"
+    ranged = cluster_extension("ranged", ARGOCD, "0.16.0", version="==0.17.0")
+    _v1_export(tmp_path / "a.json", [broken, ranged, cluster_extension("fine", ARGOCD, "0.17.0")])
+    settings = FleetSettings(catalogs=(COMMUNITY,))
+    planner = Planner.load(settings)
+    (ref,) = cluster_refs([str(tmp_path / "a.json")])
+    record = planner.plan(ref)
+    assert [o["extension"] for o in record["operators"]] == ["fine"]
+    errors = {e["extension"]: e["error"] for e in record["operatorErrors"]}
+    assert "status.install.bundle.version" in errors["argocd"]
+    assert "spec.source.catalog.version" in errors["ranged"] and "==0.17.0" in errors["ranged"]
+    export = json.loads((tmp_path / "a.json").read_text())
+    export["clusterCatalogs"][0]["spec"]["priority"] = "high"
+    (tmp_path / "a.json").write_text(json.dumps(export))
+    record = planner.plan(ref)
+    assert "spec.priority" in record["error"] and "operators" not in record
