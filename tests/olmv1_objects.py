@@ -16,3 +16,21 @@ def cluster_catalog(name: str, *, priority: int = 0, available: bool = True) -> 
             "source": {"type": "Image", "image": {"ref": f"example.com/{name}:latest"}},
         },
     }
+
+
+def cluster_extension(
+    name: str,
+    package: str,
+    installed: str | None,
+    **catalog: Any,
+) -> dict[str, Any]:
+    """A ClusterExtension as OLM v1 leaves it once installed (``status.install.bundle``)."""
+    source = {"sourceType": "Catalog", "catalog": {"packageName": package, **catalog}}
+    spec = {"namespace": name, "serviceAccount": {"name": "installer"}, "source": source}
+    document: dict[str, Any] = {"apiVersion": "olm.operatorframework.io/v1",
+                                "kind": "ClusterExtension", "metadata": {"name": name},
+                                "spec": spec}  # fmt: skip
+    if installed is not None:
+        bundle = {"name": f"{package}.v{installed}", "version": installed}
+        document["status"] = {"install": {"bundle": bundle}}
+    return document

@@ -22,6 +22,7 @@ from deppy.workflows.fleet.inputs import cluster_refs
 from deppy.workflows.fleet.plan import FleetSettings, Planner
 from deppy.workflows.fleet.rollup import Rollup, plan_key
 from tests.conftest import shared_path
+from tests.olmv1_objects import cluster_catalog, cluster_extension
 from tests.workflow_helpers import run
 
 COMMUNITY = str(shared_path("catalogs", "community-operators-prod-v4.18"))
@@ -39,11 +40,15 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
+def planned(directory: Path, settings: FleetSettings) -> list[dict[str, Any]]:
+    """The records of a fleet plan of ``directory`` in this process."""
+    found = plan_fleet(cluster_refs([str(directory)]), settings, workers=0)
+    return [orjson.loads(r) for batch in found for r in batch]
+
+
 @pytest.fixture(scope="module")
 def records(fleet: Path) -> list[dict[str, Any]]:
-    settings = FleetSettings(catalogs=(COMMUNITY,), target_ocp=TARGET)
-    found = plan_fleet(cluster_refs([str(fleet)]), settings, workers=0)
-    return [orjson.loads(r) for batch in found for r in batch]
+    return planned(fleet, FleetSettings(catalogs=(COMMUNITY,), target_ocp=TARGET))
 
 
 def upgrades(export: str, *more: str) -> list[dict[str, Any]]:
@@ -184,9 +189,7 @@ def test_an_unreachable_context_is_an_error_record(tmp_path: Path) -> None:
 
 
 def test_a_kubernetes_target_is_blocked_by_min_kube_version_alone(fleet: Path) -> None:
-    settings = FleetSettings(catalogs=(COMMUNITY,), target_kube="1.25.0")
-    found = plan_fleet(cluster_refs([str(fleet)]), settings, workers=0)
-    records = [orjson.loads(r) for batch in found for r in batch]
+    records = planned(fleet, FleetSettings(catalogs=(COMMUNITY,), target_kube="1.25.0"))
     reasons = [why for r in records for b in r.get("blockers", []) for why in b["reasons"]]
     assert reasons and all("minKubeVersion" in why for why in reasons)
     assert all(r["target"]["kubernetesVersion"] == "1.25.0" for r in records if "error" not in r)
@@ -227,12 +230,16 @@ def test_same_plan_same_wave(records: list[dict[str, Any]]) -> None:
 
 
 def test_merged_rollups_of_consecutive_runs_equal_the_rollup_of_all(
-    records: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+    records: list[dict[str, Any]],
+    v1_records: list[dict[str, Any]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """What the client gets from the workers (each batch summed up there) sums up to what the
-    records say one by one, wave members (kept up to a limit, in input order) included."""
+    records say one by one, wave members and operator errors (kept up to a limit, in input
+    order) included; OLM v0 and OLM v1 records alike."""
     monkeypatch.setattr("deppy.workflows.fleet.rollup.SHOWN_MEMBERS", 2)
-    doubled = records + [{**r, "cluster": f"{r['cluster']}-twin"} for r in records]
+    both = records + v1_records
+    doubled = both + [{**r, "cluster": f"{r['cluster']}-twin"} for r in both]
     whole = Rollup()
     for record in doubled:
         whole.add(record)
@@ -330,9 +337,11 @@ def _csv_object(name: str, version: str, verbs: list[str], cluster: bool) -> str
     return base64.b64encode(json.dumps(csv).encode()).decode()
 
 
-def test_an_update_asking_for_more_rbac_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["Subscription", "ClusterExtension"])
+def test_an_update_asking_for_more_rbac_is_named(tmp_path: Path, kind: str) -> None:
     """A catalog that embeds its CSVs (olm.bundle.object), as Red Hat's index does: 1.1.0
-    asks to list pods and to read secrets cluster-wide, which 1.0.0 did not."""
+    asks to list pods and to read secrets cluster-wide, which 1.0.0 did not; the same for an
+    OLM v0 Subscription and an OLM v1 ClusterExtension."""
     catalog = tmp_path / "catalog"
     catalog.mkdir()
     docs: list[dict[str, Any]] = [
@@ -359,12 +368,283 @@ def test_an_update_asking_for_more_rbac_is_named(tmp_path: Path) -> None:
     (catalog / "catalog.json").write_text("\n".join(json.dumps(d) for d in docs))
     clusters = tmp_path / "clusters"
     clusters.mkdir()
-    _export(clusters / "one.json", "op", "op.v1.0.0", "1.0.0", "stable")
+    if kind == "Subscription":
+        _export(clusters / "one.json", "op", "op.v1.0.0", "1.0.0", "stable")
+    else:
+        _v1_export(clusters / "one.json", [cluster_extension("op", "op", "1.0.0")],
+                   catalog="redhat-operators")  # fmt: skip
     settings = FleetSettings(catalogs=(f"{catalog}=redhat-operators",))
     (record,) = (Planner.load(settings).plan(r) for r in cluster_refs([str(clusters)]))
+    assert [o["kind"] for o in record["operators"]] == [kind]
     (change,) = record["moreRbac"]
     assert (change["from"], change["to"]) == ("op.v1.0.0", "op.v1.1.0")
     assert change["added"] == [
         'get secrets in apiGroups "" (cluster-wide)',
         'get,list pods in apiGroups "" (in the namespace)',
     ]
+
+
+# -- OLM v1: ClusterExtensions in the fleet plan --------------------------------------------------
+
+CATALOG_NAME = Path(COMMUNITY).name  # the ClusterCatalog whose content --catalog COMMUNITY is
+GITLAB = "gitlab-operator-kubernetes"  # 2.5.2 stops at OpenShift 4.19; 2.6.0 runs on 4.20
+ARGOCD = "argocd-operator"  # one replaces chain; 0.1.0 replaces 0.0.15, which is in no catalog
+
+
+def _v1_export(
+    path: Path,
+    extensions: list[dict[str, Any]],
+    *,
+    subscribed: bool = False,
+    catalog: str = CATALOG_NAME,
+) -> None:
+    """An export as ``deppy cluster export`` writes it (``export_document``): the cluster's
+    ClusterCatalog of the community content, its ClusterExtensions and, with ``subscribed``,
+    an OLM v0 Subscription of gitlab-operator-kubernetes 2.5.2 beside them."""
+    from deppy.cluster import ClusterState
+    from deppy.cluster.export import export_document
+
+    subscriptions: tuple[dict[str, Any], ...] = ()
+    csvs: tuple[dict[str, Any], ...] = ()
+    if subscribed:
+        csv = f"{GITLAB}.v2.5.2"
+        subscriptions = ({
+            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
+            "metadata": {"name": GITLAB, "namespace": "gitlab"},
+            "spec": {"name": GITLAB, "channel": "stable", "source": CATALOG_NAME,
+                     "sourceNamespace": "openshift-marketplace"},
+            "status": {"installedCSV": csv},
+        },)  # fmt: skip
+        csvs = ({
+            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+            "metadata": {"name": csv, "namespace": "gitlab"},
+            "spec": {"version": "2.5.2"}, "status": {"phase": "Succeeded"},
+        },)  # fmt: skip
+    state = ClusterState(
+        where=f"https://api.{path.stem}.example:6443",
+        csvs=csvs,
+        subscriptions=subscriptions,
+        cluster_catalogs=(cluster_catalog(catalog),),
+        cluster_extensions=tuple(extensions),
+        kube_version="v1.31.2",
+        openshift_version="4.18.3",
+    )
+    path.write_text(json.dumps(export_document(state)))
+
+
+@pytest.fixture(scope="module")
+def v1_fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("v1-fleet")
+    _v1_export(directory / "a-mixed.json", [cluster_extension("argocd", ARGOCD, "0.16.0")],
+               subscribed=True)  # fmt: skip
+    _v1_export(directory / "b-gitlab.json", [cluster_extension("gitlab", GITLAB, "2.5.2")])
+    _v1_export(directory / "c-pinned.json",
+               [cluster_extension("gitlab", GITLAB, "2.5.2", version="~2.5")])  # fmt: skip
+    _v1_export(directory / "d-selfcertified.json",
+               [cluster_extension("gitlab", GITLAB, "2.5.2", version="<2.7.0",
+                                   upgradeConstraintPolicy="SelfCertified")])  # fmt: skip
+    _v1_export(directory / "e-bad.json", [
+        cluster_extension("argocd", ARGOCD, "0.0.15"),  # in no catalog; 0.1.0 replaces it
+        cluster_extension("gone", ARGOCD, "0.0.1"),  # in no catalog, nothing names it
+        cluster_extension("pending", ARGOCD, None),
+        cluster_extension("gold", ARGOCD, "0.16.0", selector={"matchLabels": {"tier": "gold"}}),
+        cluster_extension("typo", "no-such-operator", "1.0.0"),
+    ])  # fmt: skip
+    return directory
+
+
+@pytest.fixture(scope="module")
+def v1_records(v1_fleet: Path) -> list[dict[str, Any]]:
+    return planned(v1_fleet, FleetSettings(catalogs=(COMMUNITY,), target_ocp=TARGET))
+
+
+def _by_name(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {Path(r["cluster"]).stem: r for r in records}
+
+
+def _extension_alone(export: Path, extension: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    """What ``deppy upgrades -f EXTENSION --cluster EXPORT`` answers for one extension."""
+    file = tmp_path / f"{extension['metadata']['name']}.yaml"
+    file.write_text(yaml.safe_dump(extension))
+    code, out, err = run("upgrades", "-f", str(file), "--cluster", str(export), "--catalog",
+                         COMMUNITY, "-o", "json")  # fmt: skip
+    assert code == 0, err
+    (answer,) = json.loads(out)
+    return answer  # type: ignore[no-any-return]
+
+
+def test_extension_plans_are_what_upgrades_answers_for_each_alone(
+    v1_fleet: Path, v1_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    compared = 0
+    for record in v1_records:
+        assert "error" not in record, record
+        export = json.loads(Path(record["cluster"]).read_text())
+        extensions = {e["metadata"]["name"]: e for e in export["clusterExtensions"]}
+        for operator in record["operators"]:
+            if operator["kind"] != "ClusterExtension":
+                continue
+            answer = _extension_alone(Path(record["cluster"]),
+                                      extensions[operator["extension"]], tmp_path)  # fmt: skip
+            steps = [b["name"] for b in answer["path"]]
+            assert operator["package"] == answer["package"]
+            assert operator["policy"] == answer["policy"]
+            assert (operator["bundle"], operator["installed"]) == (
+                answer["installed"]["name"], answer["installed"]["version"])  # fmt: skip
+            assert operator["next"] == (steps[0] if steps else None)
+            assert operator["newest"] == (steps[-1] if steps else None)
+            assert operator["path"] == ([operator["bundle"], *steps] if steps else [])
+            assert operator["resolutionError"] == answer["error"]
+            compared += 1
+    assert compared == 6
+
+
+def test_extensions_move_one_bundle_per_reconciliation_under_their_policy(
+    v1_records: list[dict[str, Any]],
+) -> None:
+    records = _by_name(v1_records)
+    (argocd,) = [o for o in records["a-mixed"]["operators"] if o["kind"] == "ClusterExtension"]
+    assert (argocd["extension"], argocd["policy"]) == ("argocd", "CatalogProvided")
+    assert argocd["path"] == [f"{ARGOCD}.v0.16.0", f"{ARGOCD}.v0.17.0", f"{ARGOCD}.v0.18.0"]
+    assert argocd["next"] == f"{ARGOCD}.v0.17.0" and argocd["newestVersion"] == "0.18.0"
+    (free,) = records["d-selfcertified"]["operators"]
+    assert free["path"] == [f"{GITLAB}.v2.5.2", f"{GITLAB}.v2.6.2"]  # straight to the best in range
+    bad = records["e-bad"]
+    followed, gone = bad["operators"]
+    assert not followed["inCatalog"] and followed["next"] == f"{ARGOCD}.v0.1.0"
+    assert not followed["stranded"]
+    assert gone["stranded"] and gone["next"] is None
+    assert gone["resolutionError"] == (
+        'error upgrading from currently installed version "0.0.1": '
+        f'no bundles found for package "{ARGOCD}"'
+    )
+    assert bad["stranded"] == [ARGOCD]
+
+
+def test_both_kinds_on_one_cluster_are_planned_each_under_its_own_rules(
+    v1_records: list[dict[str, Any]],
+) -> None:
+    mixed = _by_name(v1_records)["a-mixed"]
+    kinds = [(o["kind"], o["package"]) for o in mixed["operators"]]
+    assert kinds == [("Subscription", GITLAB), ("ClusterExtension", ARGOCD)]
+    subscribed = mixed["operators"][0]
+    assert subscribed["channel"] == "stable" and subscribed["path"][0] == f"{GITLAB}.v2.5.2"
+    (blocker,) = mixed["blockers"]  # the Subscription's install blocks 4.20, argocd's does not
+    assert (blocker["kind"], blocker["package"]) == ("Subscription", GITLAB)
+
+
+def test_an_extension_blocking_the_target_is_unblocked_along_its_own_path(
+    v1_records: list[dict[str, Any]],
+) -> None:
+    records = _by_name(v1_records)
+    (blocker,) = records["b-gitlab"]["blockers"]
+    (operator,) = records["b-gitlab"]["operators"]
+    assert (blocker["kind"], blocker["extension"]) == ("ClusterExtension", "gitlab")
+    assert "olm.maxOpenShiftVersion" in blocker["reasons"][0]
+    fix = blocker["unblockedBy"]
+    assert fix["specChange"] == []  # the extension's own terms get there
+    assert fix["version"] == "2.6.0"  # the first reconciliation that runs on 4.20
+    assert fix["path"] == operator["path"][: len(fix["path"])]
+    assert fix["path"][-1] == fix["bundle"]
+
+
+def test_a_version_range_that_keeps_the_blocker_says_the_spec_must_change(
+    v1_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    record = _by_name(v1_records)["c-pinned"]
+    (blocker,) = record["blockers"]
+    fix = blocker["unblockedBy"]
+    (change,) = fix["specChange"]
+    assert change["field"] == "spec.source.catalog.version" and change["from"] == "~2.5"
+    assert change["to"] == ">=2.5.2, <=2.6.0"
+    assert fix["version"] == "2.6.0"
+    # with the range proposed, `deppy upgrades` walks the extension to the fix
+    changed = cluster_extension("gitlab", GITLAB, "2.5.2", version=change["to"])
+    answer = _extension_alone(Path(record["cluster"]), changed, tmp_path)
+    assert [fix["path"][0], *(b["name"] for b in answer["path"])] == fix["path"]
+
+
+def test_bad_extensions_are_operator_errors_and_the_cluster_is_planned(
+    v1_records: list[dict[str, Any]],
+) -> None:
+    bad = _by_name(v1_records)["e-bad"]
+    errors = {e["extension"]: e for e in bad["operatorErrors"]}
+    assert sorted(errors) == ["gold", "pending", "typo"]
+    assert all(e["kind"] == "ClusterExtension" for e in errors.values())
+    assert "status.install.bundle" in errors["pending"]["error"]
+    assert (
+        "selector" in errors["gold"]["error"]
+        and "matches no ClusterCatalog" in (errors["gold"]["error"])
+    )
+    assert "no-such-operator" in errors["typo"]["error"]
+    assert bad["needsChange"]
+
+
+def test_the_rollup_and_the_text_show_both_kinds(
+    v1_fleet: Path, v1_records: list[dict[str, Any]]
+) -> None:
+    rollup = Rollup()
+    for record in v1_records:
+        rollup.add(record)
+    summary = rollup.summary()
+    assert summary["kinds"] == {"ClusterExtension": 6, "Subscription": 1}
+    assert summary["operatorErrors"]["count"] == 3
+    actions = [a for w in summary["waves"] for a in w["actions"]]
+    assert f"OLM v1 moves {ARGOCD} 0.16.0 -> 0.18.0 (ClusterExtension argocd)" in actions
+    code, text, _ = run("fleet", "plan", str(v1_fleet), "--catalog", COMMUNITY, "--workers", "0",
+                        "--ocp-version", TARGET)  # fmt: skip
+    assert code == 0
+    assert "Installed: 1 Subscription, 6 ClusterExtensions" in text
+    assert "Operator errors (3" in text
+    code, html, _ = run("fleet", "plan", str(v1_fleet), "--catalog", COMMUNITY, "--workers", "0",
+                        "-o", "html")  # fmt: skip
+    assert code == 0 and "ClusterExtensions" in html and "typo" in html
+
+
+def test_since_compares_extensions_too(tmp_path: Path) -> None:
+    """The older excerpt has node-observability-operator 0.1.0, the 4.14 one 0.2.0."""
+    package = "node-observability-operator"
+    _v1_export(tmp_path / "a.json", [cluster_extension("nobs", package, "0.1.0")])
+    new = f"{EXCERPTS / 'v4.14-node-observability-operator'}={CATALOG_NAME}"
+    old = f"{EXCERPTS / 'node-observability-operator-older'}={CATALOG_NAME}"
+    settings = FleetSettings(catalogs=(new,), since=(old,))
+    (record,) = (Planner.load(settings).plan(r) for r in cluster_refs([str(tmp_path)]))
+    (operator,) = record["operators"]
+    assert operator["kind"] == "ClusterExtension", record
+    assert operator["newest"] == f"{package}.v0.2.0"
+    assert record["since"]["updatesChanged"] == [
+        {"package": package, "before": None, "after": f"{package}.v0.2.0"}
+    ]
+
+
+def test_the_same_bytes_in_this_process_and_on_workers(v1_fleet: Path) -> None:
+    args = ("fleet", "plan", str(v1_fleet), "--catalog", COMMUNITY, "--ocp-version", TARGET,
+            "-o", "jsonl", "--batch-size", "2")  # fmt: skip
+    here, one, two = run(*args, "--workers", "0"), run(*args, "--workers", "1"), run(
+        *args, "--workers", "2")  # fmt: skip
+    assert here[0] == one[0] == two[0] == 0, (here[2], one[2], two[2])
+    assert here[1] == one[1] == two[1]
+
+
+def test_an_extension_olm_v1_would_refuse_is_its_error_and_a_bad_catalog_the_clusters(
+    tmp_path: Path,
+) -> None:
+    """A version OLM v1's API refuses stays with its extension, named by field; a
+    ClusterCatalog that cannot be read fails the cluster (it fails every extension of it)."""
+    broken = cluster_extension("argocd", ARGOCD, "0.16.0")
+    broken["status"]["install"]["bundle"]["version"] = "latest"
+    ranged = cluster_extension("ranged", ARGOCD, "0.16.0", version="==0.17.0")
+    _v1_export(tmp_path / "a.json", [broken, ranged, cluster_extension("fine", ARGOCD, "0.17.0")])
+    settings = FleetSettings(catalogs=(COMMUNITY,))
+    planner = Planner.load(settings)
+    (ref,) = cluster_refs([str(tmp_path / "a.json")])
+    record = planner.plan(ref)
+    assert [o["extension"] for o in record["operators"]] == ["fine"]
+    errors = {e["extension"]: e["error"] for e in record["operatorErrors"]}
+    assert "status.install.bundle.version" in errors["argocd"]
+    assert "spec.source.catalog.version" in errors["ranged"] and "==0.17.0" in errors["ranged"]
+    export = json.loads((tmp_path / "a.json").read_text())
+    export["clusterCatalogs"][0]["spec"]["priority"] = "high"
+    (tmp_path / "a.json").write_text(json.dumps(export))
+    record = planner.plan(ref)
+    assert "spec.priority" in record["error"] and "operators" not in record

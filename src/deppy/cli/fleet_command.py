@@ -99,7 +99,9 @@ def plan_cmd(
 
     CLUSTERS are 'deppy cluster export' files, directories of them (each file one cluster) or
     context:NAME for a live cluster of the kubeconfig. Per cluster: each operator's update in
-    its channel and the path to the newest; with --ocp-version/--kube-version (the target),
+    its channel and the path to the newest (a ClusterExtension's under OLM v1's rules: one
+    bundle per reconciliation, its upgradeConstraintPolicy honoured; each ClusterCatalog's
+    content is the --catalog DIR=NAME of its name); with --ocp-version/--kube-version (the target),
     the operators that block it and the version that unblocks each; installs with no way
     forward (stranded); updates asking for more RBAC. The fleet: clusters grouped by identical
     plan (waves), top blockers, versions in use, clusters that need no change. A cluster that

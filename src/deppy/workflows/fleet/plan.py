@@ -6,6 +6,8 @@ implementation of them: the cluster is read as ``deppy upgrades --cluster`` read
 cluster's own versions, and with a target platform version again at the target (as ``deppy
 upgrades --ocp-version TARGET`` answers), the installed bundle's refusals at the target are
 ``cluster_refusals``, and the RBAC comparison is the controller's (``deppy.catalog.permissions``).
+That is OLM v0's Subscriptions; the cluster's ClusterExtensions are planned under OLM v1's rules
+beside them (``extensions``), and each operator record says its ``kind``.
 
 What makes thousands of clusters cheap is that clusters share installs: an installed operator's
 report depends only on the installed entry, the catalogs and the cluster versions, so a
@@ -16,16 +18,18 @@ report depends only on the installed entry, the catalogs and the cluster version
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
 from deppy.catalog.permissions import UnreadablePermissions, added_rules, bundle_rules
+from deppy.cluster import ClusterState
 from deppy.errors import DeppyError
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
 from deppy.resolution.request_parsing import parse_catalog, parse_version
+from deppy.workflows.fleet.extensions import ExtensionPlan, ExtensionPlanner
 from deppy.workflows.fleet.inputs import ClusterRef, read_ref
 from deppy.workflows.upgrades import (
     ChannelUpdates,
@@ -153,6 +157,12 @@ class Planner:
         self.target = target
         self.kubeconfig = kubeconfig
         self.rbac: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self.extensions = ExtensionPlanner(source, self.new.refused, self._rbac)
+        self.old_extensions = (
+            ExtensionPlanner(old, self.old.refused, self._rbac)
+            if old is not None and self.old is not None
+            else None
+        )
 
     @classmethod
     def load(cls, settings: FleetSettings) -> Planner:
@@ -173,7 +183,9 @@ class Planner:
         from deppy.workflows.cluster_input import cluster_input_with
 
         state = read_ref(ref, self.kubeconfig)
-        found = cluster_input_with(state, self.new.source)
+        # Subscriptions under OLM v0's rules here, ClusterExtensions under OLM v1's (extensions)
+        subscribed = replace(state, cluster_extensions=()) if state.cluster_extensions else state
+        found = cluster_input_with(subscribed, self.new.source)
         request = found.request(ResolutionRequest(), upgradable_only=True)
         facts = request.cluster
         items = request.installed
@@ -182,12 +194,15 @@ class Planner:
                 upgrade_reports(self.new.source, [item], facts)
         warnings = list(found.warnings)
         now = self._reports(self.new, items, facts, warnings)
-        operators = [self._operator(r) for r in now]
+        extended = self.extensions.plan(state, found)
+        warnings += extended.warnings
+        operators = [self._operator(r) for r in now] + list(extended.operators)
         target = facts if self.target is None else self.target.or_else(facts)
         blockers = []
         if self.target is not None:
             later = self._reports(self.new, items, target, warnings)
             blockers = self._blockers(self.new, later, self.target)
+            blockers += self.extensions.blockers(extended, self.target)
         record: dict[str, Any] = {
             "index": ref.index,
             "cluster": ref.name,
@@ -208,12 +223,26 @@ class Planner:
                 for o in operators
                 if o["rbac"].get("added")
             ],
-            "needsChange": any(o["newest"] or o["stranded"] for o in operators) or bool(blockers),
+            "operatorErrors": list(extended.errors),
+            "needsChange": any(o["newest"] or o["stranded"] for o in operators)
+            or bool(blockers)
+            or bool(extended.errors),
             "warnings": list(dict.fromkeys(warnings)),
         }
         if self.old is not None:
-            record["since"] = self._since(self.old, items, facts, target, operators, blockers)
+            before = self._extensions_before(state, subscribed)
+            record["since"] = self._since(self.old, items, facts, target, operators, blockers,
+                                          before)  # fmt: skip
         return record
+
+    def _extensions_before(self, state: ClusterState, subscribed: ClusterState) -> ExtensionPlan:
+        """The cluster's ClusterExtensions planned against the older catalog release."""
+        from deppy.workflows.cluster_input import cluster_input_with
+
+        if self.old is None or self.old_extensions is None or not state.cluster_extensions:
+            return ExtensionPlan()
+        found = cluster_input_with(subscribed, self.old.source)
+        return self.old_extensions.plan(state, found)
 
     def _reports(
         self,
@@ -238,6 +267,7 @@ class Planner:
         path = list(here.path) if here is not None and newest is not None else []
         cross = [_channel_brief(c) for c in report.other_channels if c.updates]
         return {
+            "kind": "Subscription",
             "package": report.installed.package,
             "installed": str(report.installed.version),
             "bundle": report.bundle.name,
@@ -288,6 +318,7 @@ class Planner:
                 )
             blockers.append(
                 {
+                    "kind": "Subscription",
                     "package": report.installed.package,
                     "installed": str(report.installed.version),
                     "bundle": report.bundle.name,
@@ -307,21 +338,26 @@ class Planner:
         target: ClusterFacts,
         operators: Sequence[Mapping[str, Any]],
         blockers: Sequence[Mapping[str, Any]],
+        extensions: ExtensionPlan,
     ) -> dict[str, Any]:
-        """What changes for this cluster when the new catalog release replaces the old one."""
+        """What changes for this cluster when the new catalog release replaces the old one
+        (``extensions``: the cluster's ClusterExtensions planned against the old one)."""
         ignored: list[str] = []
         before = {
-            r.installed.package: self._operator(r)
-            for r in self._reports(old, items, facts, ignored)
+            _identity(o): o
+            for o in [self._operator(r) for r in self._reports(old, items, facts, ignored)]
+            + list(extensions.operators)
         }
         blocked_before: set[str] = set()
-        if self.target is not None:
+        if self.target is not None and self.old_extensions is not None:
             later = self._reports(old, items, target, ignored)
-            blocked_before = {b["package"] for b in self._blockers(old, later, self.target)}
+            blocked = self._blockers(old, later, self.target)
+            blocked += self.old_extensions.blockers(extensions, self.target)
+            blocked_before = {b["package"] for b in blocked}
         new_updates, stranded = [], []
         for operator in operators:
             package = operator["package"]
-            was = before.get(package)
+            was = before.get(_identity(operator))
             was_newest = was["newest"] if was is not None else None
             if operator["newest"] != was_newest:
                 new_updates.append(
@@ -336,6 +372,12 @@ class Planner:
             "newlyBlocked": [p for p in blocked_now if p not in blocked_before],
             "noLongerBlocked": sorted(blocked_before - set(blocked_now)),
         }
+
+
+def _identity(operator: Mapping[str, Any]) -> tuple[str, str]:
+    """Which install an operator record is: a Subscription by its package, a ClusterExtension
+    by its name."""
+    return operator["kind"], operator.get("extension") or operator["package"]
 
 
 def _fix(channel: ChannelUpdates, *, switch: bool) -> dict[str, Any]:

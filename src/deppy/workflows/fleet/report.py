@@ -52,6 +52,7 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
     for wave in summary["waves"][:SHOWN]:
         actions = "; ".join(wave["actions"])
         lines.append(_cut(f"  wave {wave['wave']}: {wave['clusters']} clusters: {actions}"))
+    lines.append(f"Installed: {_kinds(summary['kinds'])}")
     if summary["updates"]:
         lines.append(_cut(f"Updates available: {_listed(summary['updates'])}"))
     if target:
@@ -86,17 +87,28 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
             found = changed.get(kind, [])
             if found:
                 lines.append(_cut(f"  {words}: {_listed(found, 'name')}"))
+    failed = summary["operatorErrors"]
+    if failed["count"]:
+        installs = f"{failed['count']} install{'s' if failed['count'] != 1 else ''}"
+        lines.append(f"Operator errors ({installs}; -o json lists them):")
+        lines += [_cut(f"  {_error_line(e)}") for e in failed["first"][:3]]
     if errors:
         lines.append(f"Errors ({len(errors)} clusters; -o json lists each):")
         lines += [_cut(f"  {_error_line(e)}") for e in errors[:3]]
     return "\n".join(lines)
 
 
-def _error_line(error: Mapping[str, str]) -> str:
+def _kinds(kinds: Mapping[str, int]) -> str:
+    """``1 Subscription, 6 ClusterExtensions``: the installs of each kind (OLM v0, OLM v1)."""
+    counts = [(kinds.get("Subscription", 0), "Subscription"),
+              (kinds.get("ClusterExtension", 0), "ClusterExtension")]  # fmt: skip
+    return ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for n, kind in counts)
+
+
+def _error_line(error: Mapping[str, Any]) -> str:
     """The error, which names its file itself when it comes from reading it."""
-    if error["error"].startswith(error["cluster"]):
-        return error["error"]
-    return f"{error['cluster']}: {error['error']}"
+    message, cluster = str(error["error"]), str(error["cluster"])
+    return message if message.startswith(cluster) else f"{cluster}: {message}"
 
 
 def summary_html(
@@ -141,6 +153,7 @@ def summary_html(
         ("with errors", str(len(summary["errors"]))),
         ("need no change", str(summary["needNoChange"]["count"])),
         ("waves", str(len(summary["waves"]))),
+        ("installs", _kinds(summary["kinds"])),
     ]
     tables = [
         (
@@ -171,6 +184,12 @@ def summary_html(
             "Updates asking for more RBAC",
             ["package", "clusters"],
             [[s["package"], str(s["clusters"])] for s in summary["moreRbac"]],
+        ),
+        (
+            "Operator errors",
+            ["cluster", "kind", "name", "package", "error"],
+            [[e["cluster"], e["kind"], e["extension"], e["package"] or "", e["error"]]
+             for e in summary["operatorErrors"]["first"]],
         ),
         (
             "Errors",

@@ -6,6 +6,9 @@
 * blockers: per package, how many clusters it keeps from the target platform version and
   which versions unblock it;
 * versions: per package, how many clusters run each version;
+* kinds: how many installs are OLM v0 Subscriptions and how many OLM v1 ClusterExtensions;
+* operator errors: installs that could not be planned (a ClusterExtension with no installed
+  bundle, a selector matching no ClusterCatalog, a package in no catalog), the first of them;
 * the clusters that need no change, those with errors, and what changes since the older
   catalog release when there is one.
 
@@ -30,17 +33,29 @@ def plan_key(record: Mapping[str, Any]) -> tuple[str, ...]:
     """What makes two clusters' plans the same: the actions the plan asks for, in words."""
     actions = [
         f"update {o['package']} {o['installed']} -> {o['newestVersion']}"
+        if o["kind"] == "Subscription"
+        else f"OLM v1 moves {o['package']} {o['installed']} -> {o['newestVersion']}"
+        f" ({o['kind']} {o['extension']})"
         for o in record["operators"]
         if o["newest"]
     ]
     for blocker in record["blockers"]:
         fix = blocker["unblockedBy"]
+        which = f" ({blocker['kind']} {blocker['extension']})" if "extension" in blocker else ""
         if fix is None:
-            actions.append(f"blocked {blocker['package']} {blocker['installed']}: no fix")
+            actions.append(f"blocked {blocker['package']} {blocker['installed']}{which}: no fix")
         else:
             way = f" (channel {fix['channel']})" if fix["switchChannel"] else ""
-            actions.append(f"unblock {blocker['package']} -> {fix['version']}{way}")
+            changes = "".join(
+                f"; set {c['field']} to {c['to'] if c['to'] is not None else '(none)'}"
+                for c in fix.get("specChange", ())
+            )
+            actions.append(f"unblock {blocker['package']} -> {fix['version']}{way}{which}{changes}")
     actions += [f"stranded {p}" for p in record["stranded"]]
+    actions += [
+        f"fix {e['kind']} {e['extension']} ({e['package'] or 'no package'})"
+        for e in record["operatorErrors"]
+    ]
     return tuple(sorted(actions))
 
 
@@ -62,6 +77,9 @@ class Rollup:
         self.rbac_unknown = 0
         self.since: dict[str, Counter[str]] = {}
         self.target: dict[str, Any] | None = None
+        self.kinds: Counter[str] = Counter()
+        self.operator_errors = 0
+        self.first_operator_errors: list[dict[str, Any]] = []
 
     def add(self, record: Mapping[str, Any]) -> None:
         self.total += 1
@@ -72,6 +90,7 @@ class Rollup:
             self.target = record["target"]
         for operator in record["operators"]:
             package = operator["package"]
+            self.kinds[operator["kind"]] += 1
             self.versions.setdefault(package, Counter())[operator["installed"]] += 1
             if operator["newest"]:
                 self.updates[package] += 1
@@ -80,6 +99,10 @@ class Rollup:
             elif "unknown" in operator["rbac"]:
                 self.rbac_unknown += 1
         self.stranded.update(record["stranded"])
+        for error in record["operatorErrors"]:
+            self.operator_errors += 1
+            if len(self.first_operator_errors) < SHOWN_MEMBERS:
+                self.first_operator_errors.append({"cluster": record["cluster"], **error})
         for blocker in record["blockers"]:
             package = blocker["package"]
             self.blocked[package] += 1
@@ -111,8 +134,12 @@ class Rollup:
             wave[1] += members[: SHOWN_MEMBERS - len(wave[1])]
         for mine, theirs in ((self.blocked, later.blocked), (self.no_fix, later.no_fix),
                              (self.updates, later.updates), (self.stranded, later.stranded),
-                             (self.more_rbac, later.more_rbac)):  # fmt: skip
+                             (self.more_rbac, later.more_rbac),
+                             (self.kinds, later.kinds)):  # fmt: skip
             mine.update(theirs)
+        self.operator_errors += later.operator_errors
+        room = SHOWN_MEMBERS - len(self.first_operator_errors)
+        self.first_operator_errors += later.first_operator_errors[:room]
         for own, more in ((self.unblocked_by, later.unblocked_by),
                           (self.versions, later.versions), (self.since, later.since)):  # fmt: skip
             for name, counts in more.items():
@@ -146,6 +173,11 @@ class Rollup:
             "stranded": [{"package": p, "clusters": n} for p, n in _ranked(self.stranded)],
             "moreRbac": [{"package": p, "clusters": n} for p, n in _ranked(self.more_rbac)],
             "rbacUnknown": self.rbac_unknown,
+            "kinds": dict(sorted(self.kinds.items())),
+            "operatorErrors": {
+                "count": self.operator_errors,
+                "first": self.first_operator_errors,
+            },
             "versions": {
                 package: _counted(counts) for package, counts in sorted(self.versions.items())
             },
