@@ -125,6 +125,47 @@ def _in_process(
         yield records
 
 
+# What a worker process of the embedded cluster imports before its first batch: imported once,
+# in the forkserver the worker processes are forked from (``_embedded_config``)
+PRELOAD = (
+    "distributed",
+    "deppy.workflows.fleet.fanout",
+    "deppy.workflows.catalog_loading",
+    "deppy.workflows.cluster_input",
+    "deppy.store.source",
+    "deppy.store.store",
+)
+
+
+def _embedded_config() -> Any:
+    """dask's config for the embedded cluster (undone when it stops), what its workers need
+    and no more:
+
+    * worker processes forked from one forkserver that has imported dask and deppy
+      (``PRELOAD``), instead of spawned as new interpreters that each import them again (~0.5
+      CPU s a worker, taken from planning when the workers fill the cores). The forkserver
+      is a fresh process with no threads, so forking it is safe (forking this process, which
+      runs the scheduler's event loop in a thread, would not be); a worker dask restarts is
+      forked from it too;
+    * no statistical profiling on the workers (a stack sample every 10 ms, and a periodic
+      rollup of them, on the event loop a worker also sends its results with): only a
+      dashboard shows it, and the embedded cluster has none.
+    """
+    import dask
+    from distributed.utils import get_mp_context
+
+    config = dask.config.set(
+        {
+            "distributed.worker.multiprocessing-method": "forkserver",
+            "distributed.worker.profile.enabled": False,
+        }
+    )
+    # dask sets its own preload (its required and optional packages) on first use; ours
+    # replaces it (it holds no package a worker here does not import anyway)
+    get_mp_context().set_forkserver_preload(list(PRELOAD))
+    return config
+
+
 class _client:
     """A dask client: of a LocalCluster started here (and stopped after), or of ``scheduler``."""
 
@@ -133,6 +174,7 @@ class _client:
         self.scheduler = scheduler
         self.cluster: Any = None
         self.client: Any = None
+        self.config: Any = None
 
     def __enter__(self) -> Any:
         from distributed import Client, LocalCluster
@@ -141,6 +183,7 @@ class _client:
             if self.scheduler is not None:
                 self.client = Client(self.scheduler, timeout="20s")
             else:
+                self.config = _embedded_config()
                 self.cluster = LocalCluster(
                     n_workers=self.workers,
                     threads_per_worker=1,
@@ -151,7 +194,9 @@ class _client:
                     dashboard_address="127.0.0.1:0",
                     silence_logs=logging.CRITICAL,  # workers outliving the scheduler: no news
                 )
-                self.client = Client(self.cluster)
+                # results straight from the worker, not relayed by the scheduler: both ends
+                # are on this machine, and the relay costs this process a second copy
+                self.client = Client(self.cluster, direct_to_workers=True)
         except (OSError, TimeoutError) as error:
             self.__exit__()
             where = self.scheduler or "a local dask cluster"
@@ -165,6 +210,8 @@ class _client:
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+        if self.config is not None:
+            self.config.__exit__(None, None, None)
 
 
 def _on_dask(
