@@ -147,10 +147,11 @@ def bytecode_env(work: Path) -> dict[str, str]:
     return env
 
 
-def run(directory: Path, workers: int, batch: int, env: dict[str, str] | None = None) -> Run:
+def run(directory: Path, workers: int, batch: int | None, env: dict[str, str] | None = None) -> Run:
     command = [str(DEPPY), "fleet", "plan", str(directory), "--catalog", str(COMMUNITY),
-               "--ocp-version", "4.20", "-o", "jsonl", "--workers", str(workers),
-               "--batch-size", str(batch), "-q"]  # fmt: skip
+               "--ocp-version", "4.20", "-o", "jsonl", "--workers", str(workers), "-q"]  # fmt: skip
+    if batch is not None:  # else the command's default, as a user runs it
+        command += ["--batch-size", str(batch)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
@@ -186,7 +187,7 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--seed", type=int, default=29)
-    parser.add_argument("--batch-size", type=int, default=50)
+    parser.add_argument("--batch-size", type=int, default=None, help="default: deppy's")
     args = parser.parse_args()
     counts = [int(w) for w in args.workers.split(",")]
     directory = exports(args.clusters, args.seed, args.work)

@@ -34,10 +34,11 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def _plan(fleet: Path, *more: str) -> subprocess.Popen[bytes]:
+def _plan(fleet: Path, *more: str, batch: str | None = "2") -> subprocess.Popen[bytes]:
+    batching = ["--batch-size", batch] if batch is not None else []
     return subprocess.Popen(
         [str(BIN / "deppy"), "fleet", "plan", str(fleet), "--catalog", COMMUNITY,
-         "--ocp-version", "4.20", "-o", "jsonl", "--batch-size", "2", *more],
+         "--ocp-version", "4.20", "-o", "jsonl", *batching, *more],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )  # fmt: skip
@@ -144,8 +145,12 @@ def test_a_worker_killed_mid_run_loses_no_cluster_and_plans_none_twice(
     assert out == in_process
 
 
-def test_the_embedded_scheduler_gives_the_same_output(fleet: Path, in_process: bytes) -> None:
-    out = _finish(_plan(fleet, "--workers", "2"))
+@pytest.mark.parametrize("batch", ["2", None])
+def test_the_embedded_scheduler_gives_the_same_output(
+    fleet: Path, in_process: bytes, batch: str | None
+) -> None:
+    """Its workers forked from dask's forkserver; batches of 2 or of the default size."""
+    out = _finish(_plan(fleet, "--workers", "2", batch=batch))
     assert out == in_process
     damaged = sum(1 for n in range(COUNT) if n % 10 in (3, 6))  # cut short; unknown package
     assert sum(b'"error"' in line for line in out.splitlines()) == damaged

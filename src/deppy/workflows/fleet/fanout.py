@@ -41,6 +41,8 @@ __all__ = ["plan_batch", "plan_fleet", "plan_packed"]
 
 Progress = Callable[[int, int], None]
 IN_FLIGHT_PER_WORKER = 3
+BATCHES_PER_WORKER = 8  # the default batch size leaves each worker at least this many batches
+MOST_PER_BATCH = 200  # ... and puts no more clusters than this in one
 
 
 Batch = tuple[list[bytes], Rollup]  # each cluster's record as JSON bytes, and their rollup
@@ -97,21 +99,29 @@ def plan_fleet(
     *,
     workers: int,
     scheduler: str | None = None,
-    batch_size: int = 50,
+    batch_size: int | None = None,
     progress: Progress | None = None,
     rollup: Rollup | None = None,
 ) -> Iterator[list[bytes]]:
     """Each cluster's record (JSON bytes), in input order, a batch at a time as they become
     ready (one cluster at a time in this process: a writer makes one write per batch, not
     per cluster), summed up into ``rollup`` (when given) as they are handed on; see the
-    module docstring."""
+    module docstring. ``batch_size`` None: ``default_batch_size`` for the workers there are."""
     summed = Rollup() if rollup is None else rollup
     if workers == 0 and scheduler is None:
         yield from _in_process(refs, settings, progress, summed)
         return
-    batches = [refs[n : n + batch_size] for n in range(0, len(refs), max(batch_size, 1))]
     with _client(workers, scheduler) as client:
-        yield from _on_dask(client, batches, settings, len(refs), progress, summed)
+        yield from _on_dask(client, refs, settings, batch_size, progress, summed)
+
+
+def default_batch_size(clusters: int, workers: int) -> int:
+    """Clusters per batch: as many as leave each worker ``BATCHES_PER_WORKER`` batches (so
+    the last batches, which some workers finish while others wait, are short), at most
+    ``MOST_PER_BATCH``. Each batch costs dask's machinery a few ms of CPU in the command
+    (scheduler, client, taking the result) and on the worker, whatever its size: at 50 a
+    batch that was a sixth of the command's CPU, on the cores the workers plan on."""
+    return max(1, min(MOST_PER_BATCH, clusters // (max(workers, 1) * BATCHES_PER_WORKER)))
 
 
 def _in_process(
@@ -216,9 +226,9 @@ class _client:
 
 def _on_dask(
     client: Any,
-    batches: Sequence[Sequence[ClusterRef]],
+    refs: Sequence[ClusterRef],
     settings: FleetSettings,
-    total: int,
+    batch_size: int | None,
     progress: Progress | None,
     rollup: Rollup,
 ) -> Iterator[list[bytes]]:
@@ -226,6 +236,9 @@ def _on_dask(
 
     run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
     workers = max(len(client.scheduler_info().get("workers", {})), 1)
+    size = batch_size or default_batch_size(len(refs), workers)
+    batches = [refs[n : n + size] for n in range(0, len(refs), size)]
+    total = len(refs)
     limit = max(IN_FLIGHT_PER_WORKER * workers, 2)
     waiting = iter(enumerate(batches))
     batch_of: dict[Any, int] = {}
