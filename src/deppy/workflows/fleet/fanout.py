@@ -136,7 +136,7 @@ def _in_process(
 
 
 # What a worker process of the embedded cluster imports before its first batch: imported once,
-# in the forkserver the worker processes are forked from (``_embedded_config``)
+# in the forkserver the worker processes are forked from (``_start_forkserver``)
 PRELOAD = (
     "distributed",
     "deppy.workflows.fleet.fanout",
@@ -156,24 +156,31 @@ def _embedded_config() -> Any:
       CPU s a worker, taken from planning when the workers fill the cores). The forkserver
       is a fresh process with no threads, so forking it is safe (forking this process, which
       runs the scheduler's event loop in a thread, would not be); a worker dask restarts is
-      forked from it too;
+      forked from it too. It is started first (``_start_forkserver``);
     * no statistical profiling on the workers (a stack sample every 10 ms, and a periodic
       rollup of them, on the event loop a worker also sends its results with): only a
       dashboard shows it, and the embedded cluster has none.
     """
     import dask
-    from distributed.utils import get_mp_context
 
-    config = dask.config.set(
+    return dask.config.set(
         {
             "distributed.worker.multiprocessing-method": "forkserver",
             "distributed.worker.profile.enabled": False,
         }
     )
-    # dask sets its own preload (its required and optional packages) on first use; ours
-    # replaces it (it holds no package a worker here does not import anyway)
-    get_mp_context().set_forkserver_preload(list(PRELOAD))
-    return config
+
+
+def _start_forkserver() -> None:
+    """Starts the forkserver the embedded cluster's workers are forked from, with ``PRELOAD``
+    (dask would otherwise start it, with its own list, when the first worker starts): before
+    this process imports dask and starts the scheduler, so that the forkserver imports them
+    on another core at the same time instead of after (~0.4 s sooner to the first batch).
+    A forkserver already running (an earlier run in this process) is kept."""
+    from multiprocessing import forkserver
+
+    forkserver.set_forkserver_preload(list(PRELOAD))
+    forkserver.ensure_running()
 
 
 class _client:
@@ -187,6 +194,8 @@ class _client:
         self.config: Any = None
 
     def __enter__(self) -> Any:
+        if self.scheduler is None:
+            _start_forkserver()
         from distributed import Client, LocalCluster
 
         try:
