@@ -14,8 +14,10 @@ middle of a resolution is not seen half-way (WAL keeps the snapshot). ``close()`
 from __future__ import annotations
 
 import gc
+import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -24,7 +26,7 @@ from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, Package
 from deppy.catalog.search_index import PackageCard, SearchRow
 from deppy.errors import InputError
 from deppy.store.codec import decode_bundle, decode_package
-from deppy.store.schema import translated_errors
+from deppy.store.schema import open_for_reading, translated_errors
 
 
 # Plain classes rather than dataclasses: this module is imported on every resolve, and building
@@ -54,12 +56,24 @@ class _PackageMeta:
 
 
 class Snapshot:
-    """One read transaction on the store, and everything decoded from it so far."""
+    """One read transaction on the store, and everything decoded from it so far.
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    ``immutable``: the file is never written again (a parsed-catalog cache entry, read without
+    locks). Such a snapshot, and all it decoded, may be inherited by a forked process (a fleet
+    plan's dask workers are forked from a process that planned a few clusters): the child
+    reads on a connection of its own, opened after the fork (SQLite's rule: no connection
+    crosses a fork; here two processes would share the file's offset), and sees the same
+    bytes: an entry is only ever replaced by one of the same key, written from the same
+    catalog files."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, immutable: bool = False) -> None:
         self._conn = conn
         self._path = path
         self._lock = threading.Lock()
+        self.immutable = immutable
+        self._inherited: sqlite3.Connection | None = None
+        if immutable:
+            _IMMUTABLE.add(self)
         conn.execute("BEGIN")
         rows = conn.execute("SELECT id, name, priority FROM catalog").fetchall()
         self.catalogs = [CatalogInfo(int(i), str(n), int(p)) for i, n, p in rows]
@@ -74,6 +88,14 @@ class Snapshot:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+    def _reopen_in_child(self) -> None:
+        self._lock = threading.Lock()
+        self._inherited = self._conn  # the parent's: never used, nor closed, here
+        conn = open_for_reading(self._path, immutable=True)
+        if conn is not None:
+            conn.execute("BEGIN")
+            self._conn = conn
 
     def _query(self, sql: str, args: Sequence[object] = ()) -> list[sqlite3.Row]:
         with self._lock, translated_errors(self._path):
@@ -204,6 +226,18 @@ class Snapshot:
         return [str(r[0]) for r in rows]
 
 
+_IMMUTABLE: weakref.WeakSet[Snapshot] = weakref.WeakSet()
+
+
+def _reopen_after_fork() -> None:
+    for snapshot in list(_IMMUTABLE):
+        snapshot._reopen_in_child()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reopen_after_fork)
+
+
 class StoreSource:
     """The stored catalogs (or some of them) as a :class:`BundleSource`."""
 
@@ -220,6 +254,12 @@ class StoreSource:
     def close(self) -> None:
         """End the read transaction (every source restricted from this one ends with it)."""
         self._snapshot.close()
+
+    @property
+    def survives_fork(self) -> bool:
+        """Whether a forked process may go on reading this source, with what it decoded
+        (see :class:`Snapshot`)."""
+        return self._snapshot.immutable
 
     def __enter__(self) -> StoreSource:
         return self
