@@ -25,6 +25,7 @@ planned twice, and the output is the same for 1 and N workers.
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -41,6 +42,7 @@ __all__ = ["plan_batch", "plan_fleet", "plan_packed"]
 
 Progress = Callable[[int, int], None]
 IN_FLIGHT_PER_WORKER = 3
+WARM_UP_CLUSTERS = 100  # the forkserver plans these first ones (``fleet.warm_up``)
 BATCHES_PER_WORKER = 8  # the default batch size leaves each worker at least this many batches
 MOST_PER_BATCH = 200  # ... and puts no more clusters than this in one
 
@@ -111,7 +113,7 @@ def plan_fleet(
     if workers == 0 and scheduler is None:
         yield from _in_process(refs, settings, progress, summed)
         return
-    with _client(workers, scheduler) as client:
+    with _client(workers, scheduler, settings, refs) as client:
         yield from _on_dask(client, refs, settings, batch_size, progress, summed)
 
 
@@ -171,31 +173,47 @@ def _embedded_config() -> Any:
     )
 
 
-def _start_forkserver() -> None:
+def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> None:
     """Starts the forkserver the embedded cluster's workers are forked from, with ``PRELOAD``
-    (dask would otherwise start it, with its own list, when the first worker starts): before
-    this process imports dask and starts the scheduler, so that the forkserver imports them
-    on another core at the same time instead of after (~0.4 s sooner to the first batch).
-    A forkserver already running (an earlier run in this process) is kept."""
+    (dask would otherwise start it, with its own list, when the first worker starts), and
+    has it warm a planner up on the run's first clusters (``fleet.warm_up``): before this
+    process imports dask and starts the scheduler, so that the forkserver imports, loads the
+    catalogs and warms up on another core at the same time instead of after, and once for
+    all workers. A forkserver already running (an earlier run in this process) is kept."""
     from multiprocessing import forkserver
 
-    forkserver.set_forkserver_preload(list(PRELOAD))
-    forkserver.ensure_running()
+    from deppy.workflows.fleet.warm_up import WARM_UP_VARIABLE, warm_up_request
+
+    paths = [r.path for r in refs[:WARM_UP_CLUSTERS] if r.path is not None]
+    os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths)
+    try:  # the forkserver (and multiprocessing's resource tracker) inherit it as they start
+        forkserver.set_forkserver_preload([*PRELOAD, "deppy.workflows.fleet.warm_up"])
+        forkserver.ensure_running()
+    finally:
+        del os.environ[WARM_UP_VARIABLE]
 
 
 class _client:
     """A dask client: of a LocalCluster started here (and stopped after), or of ``scheduler``."""
 
-    def __init__(self, workers: int, scheduler: str | None) -> None:
+    def __init__(
+        self,
+        workers: int,
+        scheduler: str | None,
+        settings: FleetSettings,
+        refs: Sequence[ClusterRef],
+    ) -> None:
         self.workers = workers
         self.scheduler = scheduler
+        self.settings = settings
+        self.refs = refs
         self.cluster: Any = None
         self.client: Any = None
         self.config: Any = None
 
     def __enter__(self) -> Any:
         if self.scheduler is None:
-            _start_forkserver()
+            _start_forkserver(self.settings, self.refs)
         from distributed import Client, LocalCluster
 
         try:
