@@ -72,17 +72,22 @@ def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> Batch:
     return records, rollup
 
 
-def plan_packed(settings: FleetSettings, refs: Sequence[ClusterRef]) -> tuple[bytes, Rollup]:
-    """``plan_batch`` as a dask task: the records go back as one zlib stream (JSON lines, ~9x
-    smaller), because moving ~10 KB a cluster between processes cost the worker and the
-    client more CPU than compressing it (the client's CPU is what N workers share)."""
+def plan_packed(
+    settings: FleetSettings, refs: Sequence[ClusterRef], *, compress: bool = True
+) -> tuple[bytes, Rollup]:
+    """``plan_batch`` as a dask task: the records go back as one stream of JSON lines, zlib
+    compressed (~9x smaller) for a cluster of other machines, where the network is what it
+    saves. Not on this machine's loopback (the embedded cluster): there compressing cost the
+    worker, and decompressing the command, more CPU than moving the bytes does."""
     records, rollup = plan_batch(settings, refs)
-    return zlib.compress(b"\n".join(records), 1), rollup
+    lines = b"\n".join(records)
+    return (zlib.compress(lines, 1) if compress else lines), rollup
 
 
-def _unpacked(packed: tuple[bytes, Rollup]) -> Batch:
+def _unpacked(packed: tuple[bytes, Rollup], *, compressed: bool) -> Batch:
     blob, rollup = packed
-    return zlib.decompress(blob).split(b"\n"), rollup  # orjson escapes newlines in strings
+    lines = zlib.decompress(blob) if compressed else blob
+    return lines.split(b"\n"), rollup  # orjson escapes newlines in strings
 
 
 def _error_records(refs: Sequence[ClusterRef], why: str) -> Batch:
@@ -114,7 +119,8 @@ def plan_fleet(
         yield from _in_process(refs, settings, progress, summed)
         return
     with _client(workers, scheduler, settings, refs) as client:
-        yield from _on_dask(client, refs, settings, batch_size, progress, summed)
+        remote = scheduler is not None  # else the embedded cluster, on this machine
+        yield from _on_dask(client, refs, settings, batch_size, progress, summed, remote=remote)
 
 
 def default_batch_size(clusters: int, workers: int) -> int:
@@ -258,6 +264,8 @@ def _on_dask(
     batch_size: int | None,
     progress: Progress | None,
     rollup: Rollup,
+    *,
+    remote: bool,
 ) -> Iterator[list[bytes]]:
     from distributed import as_completed
 
@@ -273,7 +281,12 @@ def _on_dask(
     def submit() -> Any | None:
         for n, batch in waiting:
             future = client.submit(
-                plan_packed, settings, list(batch), key=f"deppy-fleet-{run}-{n}", pure=False
+                plan_packed,
+                settings,
+                list(batch),
+                compress=remote,
+                key=f"deppy-fleet-{run}-{n}",
+                pure=False,
             )
             batch_of[future] = n
             return future
@@ -287,7 +300,7 @@ def _on_dask(
     for future in pending:
         n = batch_of.pop(future)
         try:
-            result = _unpacked(future.result())
+            result = _unpacked(future.result(), compressed=remote)
         except Exception as error:  # the batch failed on the cluster (e.g. KilledWorker)
             why = f"its batch failed on the dask cluster ({type(error).__name__}: {error})"
             result = _error_records(batches[n], why)
