@@ -239,8 +239,13 @@ def main() -> None:
             + ", ".join(f"{b:.1f} s ({w} worker(s))" for w, b in zip(counts, bounds, strict=True))
             + f": a speedup of {bounds[0] / bounds[-1]:.2f} (CPU per process, not the load)"
         )
-    if args.repeat > 1:
-        print(f"medians of {args.repeat} runs per worker count, run alternately")
+    if args.repeat > 1 and len(counts) > 1:
+        pairs = [a.wall / b.wall for a, b in zip(runs[counts[0]], runs[counts[-1]], strict=True)]
+        print(
+            f"medians of {args.repeat} runs per worker count, run alternately; the speedup of "
+            f"each round: {', '.join(f'{p:.2f}' for p in pairs)} (median "
+            f"{statistics.median(pairs):.2f})"
+        )
     print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
         f"fleet: {args.clusters} clusters, {last.workers} workers, {last.wall:.1f} s, "
