@@ -15,7 +15,9 @@ to 2 workers, peak RSS ≤ 1 GB over all processes. The machine is shared: its l
 times, and CPU seconds less, so each run prints its CPU seconds per process, the load average
 and the cores the machine's other processes used meanwhile (/proc/stat), and the shortest wall
 time that CPU allows on two idle cores (with the speedup it predicts). ``--repeat N`` runs each
-worker count N times, alternately, and reports the run of median wall time of each.
+worker count N times, alternately, and reports the median wall time of each (and the speedup of
+each round: on this shared VM wall times and even CPU seconds of one command move by a third
+from run to run, with the other processes using a tenth of a core).
 
 Usage: python benchmarks/fleet.py [--clusters N] [--workers 1,2] [--work DIR] [--seed S]
        [--batch-size B] [--repeat N]
@@ -228,10 +230,10 @@ def main() -> None:
             )
             runs[workers].append(result)
             print(result.line(args.clusters, load))
-    # per worker count, the run of median wall time (and the median of the CPU bounds)
-    results = {w: sorted(rs, key=lambda r: r.wall)[(len(rs) - 1) // 2] for w, rs in runs.items()}
-    first, last = results[counts[0]], results[counts[-1]]
-    speedup = first.wall / last.wall if len(counts) > 1 else 1.0
+    # per worker count, the median wall time (and the median of the CPU bounds)
+    walls = {w: statistics.median(r.wall for r in rs) for w, rs in runs.items()}
+    first, last = walls[counts[0]], walls[counts[-1]]
+    speedup = first / last if len(counts) > 1 else 1.0
     if len(counts) > 1:
         bounds = [statistics.median(r.free_cores_bound() for r in runs[w]) for w in counts]
         print(
@@ -248,8 +250,8 @@ def main() -> None:
         )
     print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
-        f"fleet: {args.clusters} clusters, {last.workers} workers, {last.wall:.1f} s, "
-        f"{args.clusters / last.wall:.0f} clusters/s, speedup {speedup:.2f}, "
+        f"fleet: {args.clusters} clusters, {counts[-1]} workers, {last:.1f} s, "
+        f"{args.clusters / last:.0f} clusters/s, speedup {speedup:.2f}, "
         f"peak RSS {max(r.peak for rs in runs.values() for r in rs) / 2**20:.0f} MB"
     )
 
