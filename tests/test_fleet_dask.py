@@ -162,7 +162,7 @@ def test_a_planner_warmed_before_a_fork_plans_in_the_child_as_one_process_does(
     """What dask's forkserver does for the embedded cluster (deppy.workflows.fleet.warm_up):
     load the catalogs from the parsed-catalog cache (an immutable store), plan the first
     clusters, then fork; the child plans every cluster on what it inherited, reading the
-    store on a connection of its own, and says what one process says."""
+    store on a connection of its own (not the parent's), and says what one process says."""
     from deppy.catalog.fbc.cache import wait_for_writers
     from deppy.workflows.fleet import warm_up
     from deppy.workflows.fleet.fanout import plan_batch
@@ -187,7 +187,11 @@ def test_a_planner_warmed_before_a_fork_plans_in_the_child_as_one_process_does(
             try:
                 assert planner_for(settings) is warmed
                 records, _ = plan_batch(settings, refs)
-                os.write(writing, b"".join(r + b"\n" for r in records))
+                snapshot = warmed.new.source._snapshot  # type: ignore[attr-defined]
+                reopened = (
+                    snapshot._inherited is not None and snapshot._conn is not snapshot._inherited
+                )
+                os.write(writing, b"".join(r + b"\n" for r in records) if reopened else b"shared")
             finally:
                 os._exit(0)
         os.close(writing)

@@ -17,7 +17,6 @@ import gc
 import os
 import sqlite3
 import threading
-import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -60,20 +59,19 @@ class Snapshot:
 
     ``immutable``: the file is never written again (a parsed-catalog cache entry, read without
     locks). Such a snapshot, and all it decoded, may be inherited by a forked process (a fleet
-    plan's dask workers are forked from a process that planned a few clusters): the child
-    reads on a connection of its own, opened after the fork (SQLite's rule: no connection
-    crosses a fork; here two processes would share the file's offset), and sees the same
-    bytes: an entry is only ever replaced by one of the same key, written from the same
-    catalog files."""
+    plan's dask workers are forked from a process that planned a few clusters): the child's
+    first read opens a connection of its own (SQLite's rule: no connection crosses a fork;
+    here two processes would share the file's offset), which sees the same bytes: an entry
+    is only ever replaced by one of the same key, written from the same catalog files. A
+    forked helper that never reads (a cache writer) opens nothing."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, *, immutable: bool = False) -> None:
         self._conn = conn
         self._path = path
         self._lock = threading.Lock()
         self.immutable = immutable
+        self._pid = os.getpid()  # the process the connection was opened in
         self._inherited: sqlite3.Connection | None = None
-        if immutable:
-            _IMMUTABLE.add(self)
         conn.execute("BEGIN")
         rows = conn.execute("SELECT id, name, priority FROM catalog").fetchall()
         self.catalogs = [CatalogInfo(int(i), str(n), int(p)) for i, n, p in rows]
@@ -90,14 +88,19 @@ class Snapshot:
             self._conn.close()
 
     def _reopen_in_child(self) -> None:
-        self._lock = threading.Lock()
+        """In a forked child of the process that opened it: a connection of its own."""
+        self._lock = threading.Lock()  # the parent's may have been held by one of its threads
         self._inherited = self._conn  # the parent's: never used, nor closed, here
         conn = open_for_reading(self._path, immutable=True)
-        if conn is not None:
-            conn.execute("BEGIN")
-            self._conn = conn
+        if conn is None:
+            raise InputError(str(self._path), "the catalog store is gone")
+        conn.execute("BEGIN")
+        self._conn = conn
+        self._pid = os.getpid()
 
     def _query(self, sql: str, args: Sequence[object] = ()) -> list[sqlite3.Row]:
+        if self.immutable and self._pid != os.getpid():
+            self._reopen_in_child()
         with self._lock, translated_errors(self._path):
             rows: list[sqlite3.Row] = self._conn.execute(sql, args).fetchall()
             return rows
@@ -224,18 +227,6 @@ class Snapshot:
             catalog_ids,
         )
         return [str(r[0]) for r in rows]
-
-
-_IMMUTABLE: weakref.WeakSet[Snapshot] = weakref.WeakSet()
-
-
-def _reopen_after_fork() -> None:
-    for snapshot in list(_IMMUTABLE):
-        snapshot._reopen_in_child()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reopen_after_fork)
 
 
 class StoreSource:
