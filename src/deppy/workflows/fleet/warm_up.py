@@ -14,8 +14,10 @@ every cluster (the warm ones in a fraction of the time)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
+from typing import Any
 
 import orjson
 
@@ -29,15 +31,11 @@ WARM_UP_VARIABLE = "DEPPY_FLEET_WARM_UP"
 
 
 def warm_up_request(settings: FleetSettings, paths: list[str]) -> str:
-    """The value of ``WARM_UP_VARIABLE`` that warms a planner for ``settings`` on ``paths``."""
-    fields = {
-        "catalogs": settings.catalogs,
-        "since": settings.since,
-        "target_ocp": settings.target_ocp,
-        "target_kube": settings.target_kube,
-        "kubeconfig": settings.kubeconfig,
-    }
-    return orjson.dumps({"settings": fields, "clusters": paths}).decode()
+    """The value of ``WARM_UP_VARIABLE`` that warms a planner for ``settings`` on ``paths``
+    (every field of the settings: texts, tuples of them, None; a setting added later travels
+    too, and the worker's planner is found under settings equal to the command's)."""
+    named = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+    return orjson.dumps({"settings": named, "clusters": paths}).decode()
 
 
 def _survives_fork(planner: Planner) -> bool:
@@ -55,14 +53,10 @@ def _warm_up() -> None:
     warnings.filterwarnings("ignore", "forkserver: waitpid returned unexpected pid")
     try:
         request = orjson.loads(asked)
-        fields = request["settings"]
-        settings = FleetSettings(
-            catalogs=tuple(fields["catalogs"]),
-            since=tuple(fields["since"]),
-            target_ocp=fields["target_ocp"],
-            target_kube=fields["target_kube"],
-            kubeconfig=fields["kubeconfig"],
-        )
+        named: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in request["settings"].items()
+        }
+        settings = FleetSettings(**named)
         planner = planner_for(settings)
         if not _survives_fork(planner):
             forget_planners()
