@@ -3,18 +3,24 @@
 Generates N cluster exports from the shared community catalog (benchmarks/fleet_exports.py:
 seeded, 5–40 operators per cluster at real versions and channels, OpenShift 4.14–4.18), then
 runs ``deppy fleet plan DIR --catalog community --ocp-version 4.20 -o jsonl`` as a user would
-(the embedded dask scheduler, its worker processes on this machine), once per worker count,
-timing the whole command (scheduler start and catalog loading included) and sampling the
-resident memory of the command and all its children every 50 ms (the peak of the sum) and
-the CPU seconds of each (the command, each worker process). Python's bytecode cache is on for
-the commands (in a directory of its own), as in an installed deppy; an untimed run fills it.
+(the embedded dask scheduler, its worker processes on this machine, deppy's default batch
+size), once per worker count, timing the whole command (scheduler start and catalog loading
+included) and sampling the resident memory of the command and all its descendants every 50 ms
+(the peak of the sum) and the CPU seconds of each (the command, dask's forkserver, each worker
+process). Python's bytecode cache is on for the commands (in a directory of its own), as in an
+installed deppy; an untimed run fills it.
 
 Goals on a 2-core machine: 10,000 clusters in ≤ 60 s with 2 workers, a speedup ≥ 1.7 from 1
 to 2 workers, peak RSS ≤ 1 GB over all processes. The machine is shared: its load moves wall
-times, not CPU seconds, so each run prints its CPU seconds per process and the load average,
-and the shortest wall time that CPU allows on two idle cores (with the speedup it predicts).
+times, and CPU seconds less, so each run prints its CPU seconds per process, the load average
+and the cores the machine's other processes used meanwhile (/proc/stat), and the shortest wall
+time that CPU allows on two idle cores (with the speedup it predicts). ``--repeat N`` runs each
+worker count N times, alternately, and reports the median wall time of each (and the speedup of
+each round: on this shared VM wall times and even CPU seconds of one command move by a third
+from run to run, with the other processes using a tenth of a core).
 
 Usage: python benchmarks/fleet.py [--clusters N] [--workers 1,2] [--work DIR] [--seed S]
+       [--batch-size B] [--repeat N]
 The last line: ``fleet: N clusters, W workers, T s, R clusters/s, speedup S, peak RSS M MB``.
 """
 
@@ -24,6 +30,7 @@ import argparse
 import contextlib
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -61,9 +68,11 @@ def exports(count: int, seed: int, work: Path) -> Path:
 class _Family:
     """The command and every process under it, sampled: the peak of their summed resident
     memory, and each one's last CPU seconds (user + system) under its role: ``deppy`` (the
-    command: client, scheduler, dask's nannies, output), ``worker`` (a dask worker process,
-    where the clusters are planned) and ``other`` (multiprocessing's resource tracker). A
-    process that ends between two samples loses at most one interval (50 ms) of its CPU."""
+    command: client, scheduler, dask's nannies, output), ``forkserver`` (dask's, which the
+    workers are forked from), ``worker`` (a dask worker process, where the clusters are
+    planned) and ``other`` (multiprocessing's resource tracker, a fork of the command that
+    execs a tool). A process that ends between two samples loses at most one interval (50 ms)
+    of its CPU."""
 
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
@@ -89,7 +98,17 @@ class _Family:
             return known[0]
         if one.pid == self.root.pid:
             return "deppy"
-        return "other" if "resource_tracker" in " ".join(one.cmdline()) else "worker"
+        command = one.cmdline()
+        if "resource_tracker" in " ".join(command) or command == self.root.cmdline():
+            return "other"  # or a fork of the command about to exec a tool (no worker)
+        if "forkserver" in " ".join(command) and one.ppid() == self.root.pid:
+            return "forkserver"  # its children, forked, show its command line too
+        return "worker"
+
+    def total(self) -> float:
+        """CPU seconds of every process seen (the kernel's count of the command's children
+        misses the workers forked by dask's forkserver, which the command never reaps)."""
+        return sum(cpu for _, cpu in self.cpu.values())
 
     def seconds(self, role: str) -> list[float]:
         return sorted((cpu for r, cpu in self.cpu.values() if r == role), reverse=True)
@@ -108,6 +127,7 @@ class Run:
     cpu: float
     deppy: float
     workers_cpu: list[float]
+    others: float  # CPU seconds the machine's other processes used meanwhile
 
     def free_cores_bound(self, cores: int = 2) -> float:
         """The shortest wall time this CPU allows on ``cores`` idle cores: all of it spread
@@ -122,8 +142,20 @@ class Run:
             f"{self.workers} worker(s): {self.wall:.1f} s, {clusters / self.wall:.0f} clusters/s, "
             f"peak RSS {self.peak / 2**20:.0f} MB, {self.cpu:.1f} CPU s in all processes "
             f"(deppy {self.deppy:.1f}, workers {workers or '-'}); "
-            f"load average before: {load:.2f}"
+            f"load average before: {load:.2f}; other processes used "
+            f"{self.others / self.wall:.2f} cores meanwhile"
         )
+
+
+def _busy_seconds() -> float:
+    """CPU seconds the whole machine has been busy (all cores, /proc/stat), or 0 elsewhere."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(x) for x in stat.readline().split()[1:8]]
+    except OSError:
+        return 0.0
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def bytecode_env(work: Path) -> dict[str, str]:
@@ -137,11 +169,13 @@ def bytecode_env(work: Path) -> dict[str, str]:
     return env
 
 
-def run(directory: Path, workers: int, batch: int, env: dict[str, str] | None = None) -> Run:
+def run(directory: Path, workers: int, batch: int | None, env: dict[str, str] | None = None) -> Run:
     command = [str(DEPPY), "fleet", "plan", str(directory), "--catalog", str(COMMUNITY),
-               "--ocp-version", "4.20", "-o", "jsonl", "--workers", str(workers),
-               "--batch-size", str(batch), "-q"]  # fmt: skip
+               "--ocp-version", "4.20", "-o", "jsonl", "--workers", str(workers), "-q"]  # fmt: skip
+    if batch is not None:  # else the command's default, as a user runs it
+        command += ["--batch-size", str(batch)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    busy = _busy_seconds()
     started = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, env=env)
@@ -163,10 +197,12 @@ def run(directory: Path, workers: int, batch: int, env: dict[str, str] | None = 
         out.seek(0)
         records = sum(1 for _ in out)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = max((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+              family.total())  # fmt: skip
     deppy = family.seconds("deppy")
+    others = max(_busy_seconds() - busy - cpu, 0.0)  # the sampler's own CPU counts here too
     return Run(workers, elapsed, family.peak, records, cpu, deppy[0] if deppy else 0.0,
-               family.seconds("worker"))  # fmt: skip
+               family.seconds("worker"), others)  # fmt: skip
 
 
 def main() -> None:
@@ -175,35 +211,48 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--seed", type=int, default=29)
-    parser.add_argument("--batch-size", type=int, default=50)
+    parser.add_argument("--batch-size", type=int, default=None, help="default: deppy's")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per worker count, alternating; medians"
+    )
     args = parser.parse_args()
     counts = [int(w) for w in args.workers.split(",")]
     directory = exports(args.clusters, args.seed, args.work)
     env = bytecode_env(args.work)
     run(directory / "cluster-00000.json", 1, args.batch_size, env)  # untimed: fills the cache
-    results: dict[int, Run] = {}
-    for workers in counts:
-        load = os.getloadavg()[0]
-        result = run(directory, workers, args.batch_size, env)
-        assert result.records == args.clusters, (
-            f"{result.records} records, {args.clusters} clusters"
-        )
-        results[workers] = result
-        print(result.line(args.clusters, load))
-    first, last = results[counts[0]], results[counts[-1]]
-    speedup = first.wall / last.wall if len(counts) > 1 else 1.0
+    runs: dict[int, list[Run]] = {w: [] for w in counts}
+    for _ in range(max(args.repeat, 1)):
+        for workers in counts:
+            load = os.getloadavg()[0]
+            result = run(directory, workers, args.batch_size, env)
+            assert result.records == args.clusters, (
+                f"{result.records} records, {args.clusters} clusters"
+            )
+            runs[workers].append(result)
+            print(result.line(args.clusters, load))
+    # per worker count, the median wall time (and the median of the CPU bounds)
+    walls = {w: statistics.median(r.wall for r in rs) for w, rs in runs.items()}
+    first, last = walls[counts[0]], walls[counts[-1]]
+    speedup = first / last if len(counts) > 1 else 1.0
     if len(counts) > 1:
-        bounds = [results[w].free_cores_bound() for w in counts]
+        bounds = [statistics.median(r.free_cores_bound() for r in runs[w]) for w in counts]
         print(
             "on 2 idle cores the CPU allows at best "
             + ", ".join(f"{b:.1f} s ({w} worker(s))" for w, b in zip(counts, bounds, strict=True))
             + f": a speedup of {bounds[0] / bounds[-1]:.2f} (CPU per process, not the load)"
         )
+    if args.repeat > 1 and len(counts) > 1:
+        pairs = [a.wall / b.wall for a, b in zip(runs[counts[0]], runs[counts[-1]], strict=True)]
+        print(
+            f"medians of {args.repeat} runs per worker count, run alternately; the speedup of "
+            f"each round: {', '.join(f'{p:.2f}' for p in pairs)} (median "
+            f"{statistics.median(pairs):.2f})"
+        )
     print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(
-        f"fleet: {args.clusters} clusters, {last.workers} workers, {last.wall:.1f} s, "
-        f"{args.clusters / last.wall:.0f} clusters/s, speedup {speedup:.2f}, "
-        f"peak RSS {max(r.peak for r in results.values()) / 2**20:.0f} MB"
+        f"fleet: {args.clusters} clusters, {counts[-1]} workers, {last:.1f} s, "
+        f"{args.clusters / last:.0f} clusters/s, speedup {speedup:.2f}, "
+        f"peak RSS {max(r.peak for rs in runs.values() for r in rs) / 2**20:.0f} MB"
     )
 
 

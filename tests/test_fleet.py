@@ -17,7 +17,7 @@ from benchmarks.fleet_exports import write_fleet
 
 from deppy.resolution.request_parsing import parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs
-from deppy.workflows.fleet.fanout import plan_fleet
+from deppy.workflows.fleet.fanout import default_batch_size, plan_fleet
 from deppy.workflows.fleet.inputs import cluster_refs
 from deppy.workflows.fleet.plan import FleetSettings, Planner
 from deppy.workflows.fleet.rollup import Rollup, plan_key
@@ -251,6 +251,22 @@ def test_merged_rollups_of_consecutive_runs_equal_the_rollup_of_all(
         merged.merge(part)
     assert merged.summary() == whole.summary()
     assert orjson.dumps(merged.summary()) == orjson.dumps(whole.summary())
+
+
+@pytest.mark.parametrize(
+    ("clusters", "workers"), [(10_000, 2), (10_000, 16), (500, 2), (24, 2), (1, 8)]
+)
+def test_the_default_batch_keeps_every_worker_busy_and_dask_costs_few(
+    clusters: int, workers: int
+) -> None:
+    """Batches of at most 200 clusters (dask's few ms of CPU per batch, in the command and on
+    the worker, stay small against planning them) and enough of them for each worker to get
+    at least 8 when the fleet allows (the last batches, where workers wait for one another,
+    stay short)."""
+    size = default_batch_size(clusters, workers)
+    batches = -(-clusters // size)
+    assert 1 <= size <= 200
+    assert batches >= min(8 * workers, clusters)
 
 
 def test_cli_json_is_the_records_and_the_summary(fleet: Path) -> None:

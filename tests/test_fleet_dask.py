@@ -34,10 +34,11 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def _plan(fleet: Path, *more: str) -> subprocess.Popen[bytes]:
+def _plan(fleet: Path, *more: str, batch: str | None = "2") -> subprocess.Popen[bytes]:
+    batching = ["--batch-size", batch] if batch is not None else []
     return subprocess.Popen(
         [str(BIN / "deppy"), "fleet", "plan", str(fleet), "--catalog", COMMUNITY,
-         "--ocp-version", "4.20", "-o", "jsonl", "--batch-size", "2", *more],
+         "--ocp-version", "4.20", "-o", "jsonl", *batching, *more],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )  # fmt: skip
@@ -144,8 +145,59 @@ def test_a_worker_killed_mid_run_loses_no_cluster_and_plans_none_twice(
     assert out == in_process
 
 
-def test_the_embedded_scheduler_gives_the_same_output(fleet: Path, in_process: bytes) -> None:
-    out = _finish(_plan(fleet, "--workers", "2"))
+@pytest.mark.parametrize("batch", ["2", None])
+def test_the_embedded_scheduler_gives_the_same_output(
+    fleet: Path, in_process: bytes, batch: str | None
+) -> None:
+    """Its workers forked from dask's forkserver; batches of 2 or of the default size."""
+    out = _finish(_plan(fleet, "--workers", "2", batch=batch))
     assert out == in_process
     damaged = sum(1 for n in range(COUNT) if n % 10 in (3, 6))  # cut short; unknown package
     assert sum(b'"error"' in line for line in out.splitlines()) == damaged
+
+
+def test_a_planner_warmed_before_a_fork_plans_in_the_child_as_one_process_does(
+    fleet: Path, in_process: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What dask's forkserver does for the embedded cluster (deppy.workflows.fleet.warm_up):
+    load the catalogs from the parsed-catalog cache (an immutable store), plan the first
+    clusters, then fork; the child plans every cluster on what it inherited, reading the
+    store on a connection of its own (not the parent's), and says what one process says."""
+    from deppy.catalog.fbc.cache import wait_for_writers
+    from deppy.workflows.fleet import warm_up
+    from deppy.workflows.fleet.fanout import plan_batch
+    from deppy.workflows.fleet.inputs import cluster_refs
+    from deppy.workflows.fleet.plan import FleetSettings, forget_planners, planner_for
+
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path))
+    load_catalogs([parse_catalog(COMMUNITY)])  # the first read keeps it in the cache
+    wait_for_writers()
+    settings = FleetSettings(catalogs=(COMMUNITY,), target_ocp="4.20")
+    refs = cluster_refs([str(fleet)])
+    paths = [r.path for r in refs[:5] if r.path is not None]
+    monkeypatch.setenv(warm_up.WARM_UP_VARIABLE, warm_up.warm_up_request(settings, paths))
+    forget_planners()  # one an earlier test left in this process
+    try:
+        warm_up._warm_up()
+        warmed = planner_for(settings)
+        assert warmed.new.reports, "the warm-up kept no report"
+        reading, writing = os.pipe()
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child reports through the pipe
+            try:
+                assert planner_for(settings) is warmed
+                records, _ = plan_batch(settings, refs)
+                snapshot = warmed.new.source._snapshot  # type: ignore[attr-defined]
+                reopened = (
+                    snapshot._inherited is not None and snapshot._conn is not snapshot._inherited
+                )
+                os.write(writing, b"".join(r + b"\n" for r in records) if reopened else b"shared")
+            finally:
+                os._exit(0)
+        os.close(writing)
+        with os.fdopen(reading, "rb") as pipe:
+            out = pipe.read()
+        os.waitpid(child, 0)
+    finally:
+        forget_planners()
+    assert out == in_process

@@ -78,9 +78,9 @@ def _default_workers() -> int:
 @click.option(
     "--batch-size",
     type=click.IntRange(min=1),
-    default=50,
-    show_default=True,
-    help="Clusters per task sent to a worker.",
+    default=None,
+    help="Clusters per task sent to a worker (default: enough to give each worker at least 8 "
+    "tasks, at most 200).",
 )
 @quiet_option
 def plan_cmd(
@@ -93,7 +93,7 @@ def plan_cmd(
     output: str,
     workers: int | None,
     scheduler: str | None,
-    batch_size: int,
+    batch_size: int | None,
 ) -> None:
     """Plan each cluster and sum the fleet up.
 

@@ -14,6 +14,7 @@ middle of a resolution is not seen half-way (WAL keeps the snapshot). ``close()`
 from __future__ import annotations
 
 import gc
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -24,7 +25,7 @@ from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, Package
 from deppy.catalog.search_index import PackageCard, SearchRow
 from deppy.errors import InputError
 from deppy.store.codec import decode_bundle, decode_package
-from deppy.store.schema import translated_errors
+from deppy.store.schema import open_for_reading, translated_errors
 
 
 # Plain classes rather than dataclasses: this module is imported on every resolve, and building
@@ -54,12 +55,23 @@ class _PackageMeta:
 
 
 class Snapshot:
-    """One read transaction on the store, and everything decoded from it so far."""
+    """One read transaction on the store, and everything decoded from it so far.
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    ``immutable``: the file is never written again (a parsed-catalog cache entry, read without
+    locks). Such a snapshot, and all it decoded, may be inherited by a forked process (a fleet
+    plan's dask workers are forked from a process that planned a few clusters): the child's
+    first read opens a connection of its own (SQLite's rule: no connection crosses a fork;
+    here two processes would share the file's offset), which sees the same bytes: an entry
+    is only ever replaced by one of the same key, written from the same catalog files. A
+    forked helper that never reads (a cache writer) opens nothing."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, immutable: bool = False) -> None:
         self._conn = conn
         self._path = path
         self._lock = threading.Lock()
+        self.immutable = immutable
+        self._pid = os.getpid()  # the process the connection was opened in
+        self._inherited: sqlite3.Connection | None = None
         conn.execute("BEGIN")
         rows = conn.execute("SELECT id, name, priority FROM catalog").fetchall()
         self.catalogs = [CatalogInfo(int(i), str(n), int(p)) for i, n, p in rows]
@@ -75,7 +87,20 @@ class Snapshot:
         with self._lock:
             self._conn.close()
 
+    def _reopen_in_child(self) -> None:
+        """In a forked child of the process that opened it: a connection of its own."""
+        self._lock = threading.Lock()  # the parent's may have been held by one of its threads
+        self._inherited = self._conn  # the parent's: never used, nor closed, here
+        conn = open_for_reading(self._path, immutable=True)
+        if conn is None:
+            raise InputError(str(self._path), "the catalog store is gone")
+        conn.execute("BEGIN")
+        self._conn = conn
+        self._pid = os.getpid()
+
     def _query(self, sql: str, args: Sequence[object] = ()) -> list[sqlite3.Row]:
+        if self.immutable and self._pid != os.getpid():
+            self._reopen_in_child()
         with self._lock, translated_errors(self._path):
             rows: list[sqlite3.Row] = self._conn.execute(sql, args).fetchall()
             return rows
@@ -220,6 +245,12 @@ class StoreSource:
     def close(self) -> None:
         """End the read transaction (every source restricted from this one ends with it)."""
         self._snapshot.close()
+
+    @property
+    def survives_fork(self) -> bool:
+        """Whether a forked process may go on reading this source, with what it decoded
+        (see :class:`Snapshot`)."""
+        return self._snapshot.immutable
 
     def __enter__(self) -> StoreSource:
         return self

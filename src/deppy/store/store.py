@@ -79,7 +79,7 @@ class Store:
             return None
         with translated_errors(self.path):
             try:
-                snapshot = Snapshot(conn, self.path)
+                snapshot = Snapshot(conn, self.path, immutable=self.immutable)
             except BaseException:
                 conn.close()
                 raise

@@ -25,6 +25,7 @@ planned twice, and the output is the same for 1 and N workers.
 from __future__ import annotations
 
 import logging
+import os
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -41,6 +42,9 @@ __all__ = ["plan_batch", "plan_fleet", "plan_packed"]
 
 Progress = Callable[[int, int], None]
 IN_FLIGHT_PER_WORKER = 3
+WARM_UP_CLUSTERS = 100  # the forkserver plans these first ones (``fleet.warm_up``)
+BATCHES_PER_WORKER = 8  # the default batch size leaves each worker at least this many batches
+MOST_PER_BATCH = 200  # ... and puts no more clusters than this in one
 
 
 Batch = tuple[list[bytes], Rollup]  # each cluster's record as JSON bytes, and their rollup
@@ -68,17 +72,22 @@ def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> Batch:
     return records, rollup
 
 
-def plan_packed(settings: FleetSettings, refs: Sequence[ClusterRef]) -> tuple[bytes, Rollup]:
-    """``plan_batch`` as a dask task: the records go back as one zlib stream (JSON lines, ~9x
-    smaller), because moving ~10 KB a cluster between processes cost the worker and the
-    client more CPU than compressing it (the client's CPU is what N workers share)."""
+def plan_packed(
+    settings: FleetSettings, refs: Sequence[ClusterRef], *, compress: bool = True
+) -> tuple[bytes, Rollup]:
+    """``plan_batch`` as a dask task: the records go back as one stream of JSON lines, zlib
+    compressed (~9x smaller) for a cluster of other machines, where the network is what it
+    saves. Not on this machine's loopback (the embedded cluster): there compressing cost the
+    worker, and decompressing the command, more CPU than moving the bytes does."""
     records, rollup = plan_batch(settings, refs)
-    return zlib.compress(b"\n".join(records), 1), rollup
+    lines = b"\n".join(records)
+    return (zlib.compress(lines, 1) if compress else lines), rollup
 
 
-def _unpacked(packed: tuple[bytes, Rollup]) -> Batch:
+def _unpacked(packed: tuple[bytes, Rollup], *, compressed: bool) -> Batch:
     blob, rollup = packed
-    return zlib.decompress(blob).split(b"\n"), rollup  # orjson escapes newlines in strings
+    lines = zlib.decompress(blob) if compressed else blob
+    return lines.split(b"\n"), rollup  # orjson escapes newlines in strings
 
 
 def _error_records(refs: Sequence[ClusterRef], why: str) -> Batch:
@@ -97,21 +106,30 @@ def plan_fleet(
     *,
     workers: int,
     scheduler: str | None = None,
-    batch_size: int = 50,
+    batch_size: int | None = None,
     progress: Progress | None = None,
     rollup: Rollup | None = None,
 ) -> Iterator[list[bytes]]:
     """Each cluster's record (JSON bytes), in input order, a batch at a time as they become
     ready (one cluster at a time in this process: a writer makes one write per batch, not
     per cluster), summed up into ``rollup`` (when given) as they are handed on; see the
-    module docstring."""
+    module docstring. ``batch_size`` None: ``default_batch_size`` for the workers there are."""
     summed = Rollup() if rollup is None else rollup
     if workers == 0 and scheduler is None:
         yield from _in_process(refs, settings, progress, summed)
         return
-    batches = [refs[n : n + batch_size] for n in range(0, len(refs), max(batch_size, 1))]
-    with _client(workers, scheduler) as client:
-        yield from _on_dask(client, batches, settings, len(refs), progress, summed)
+    with _client(workers, scheduler, settings, refs) as client:
+        remote = scheduler is not None  # else the embedded cluster, on this machine
+        yield from _on_dask(client, refs, settings, batch_size, progress, summed, remote=remote)
+
+
+def default_batch_size(clusters: int, workers: int) -> int:
+    """Clusters per batch: as many as leave each worker ``BATCHES_PER_WORKER`` batches (so
+    the last batches, which some workers finish while others wait, are short), at most
+    ``MOST_PER_BATCH``. Each batch costs dask's machinery a few ms of CPU in the command
+    (scheduler, client, taking the result) and on the worker, whatever its size: at 50 a
+    batch that was a sixth of the command's CPU, on the cores the workers plan on."""
+    return max(1, min(MOST_PER_BATCH, clusters // (max(workers, 1) * BATCHES_PER_WORKER)))
 
 
 def _in_process(
@@ -125,22 +143,90 @@ def _in_process(
         yield records
 
 
+# What a worker process of the embedded cluster imports before its first batch: imported once,
+# in the forkserver the worker processes are forked from (``_start_forkserver``)
+PRELOAD = (
+    "distributed",
+    "deppy.workflows.fleet.fanout",
+    "deppy.workflows.catalog_loading",
+    "deppy.workflows.cluster_input",
+    "deppy.store.source",
+    "deppy.store.store",
+)
+
+
+def _embedded_config() -> Any:
+    """dask's config for the embedded cluster (undone when it stops), what its workers need
+    and no more:
+
+    * worker processes forked from one forkserver that has imported dask and deppy
+      (``PRELOAD``), instead of spawned as new interpreters that each import them again (~0.5
+      CPU s a worker, taken from planning when the workers fill the cores). The forkserver
+      is a fresh process with no threads, so forking it is safe (forking this process, which
+      runs the scheduler's event loop in a thread, would not be); a worker dask restarts is
+      forked from it too. It is started first (``_start_forkserver``);
+    * no statistical profiling on the workers (a stack sample every 10 ms, and a periodic
+      rollup of them, on the event loop a worker also sends its results with): only a
+      dashboard shows it, and the embedded cluster has none.
+    """
+    import dask
+
+    return dask.config.set(
+        {
+            "distributed.worker.multiprocessing-method": "forkserver",
+            "distributed.worker.profile.enabled": False,
+        }
+    )
+
+
+def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> None:
+    """Starts the forkserver the embedded cluster's workers are forked from, with ``PRELOAD``
+    (dask would otherwise start it, with its own list, when the first worker starts), and
+    has it warm a planner up on the run's first clusters (``fleet.warm_up``): before this
+    process imports dask and starts the scheduler, so that the forkserver imports, loads the
+    catalogs and warms up on another core at the same time instead of after, and once for
+    all workers. A forkserver already running (an earlier run in this process) is kept."""
+    from multiprocessing import forkserver
+
+    from deppy.workflows.fleet.warm_up import WARM_UP_VARIABLE, warm_up_request
+
+    paths = [r.path for r in refs[:WARM_UP_CLUSTERS] if r.path is not None]
+    os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths)
+    try:  # the forkserver (and multiprocessing's resource tracker) inherit it as they start
+        forkserver.set_forkserver_preload([*PRELOAD, "deppy.workflows.fleet.warm_up"])
+        forkserver.ensure_running()
+    finally:
+        del os.environ[WARM_UP_VARIABLE]
+
+
 class _client:
     """A dask client: of a LocalCluster started here (and stopped after), or of ``scheduler``."""
 
-    def __init__(self, workers: int, scheduler: str | None) -> None:
+    def __init__(
+        self,
+        workers: int,
+        scheduler: str | None,
+        settings: FleetSettings,
+        refs: Sequence[ClusterRef],
+    ) -> None:
         self.workers = workers
         self.scheduler = scheduler
+        self.settings = settings
+        self.refs = refs
         self.cluster: Any = None
         self.client: Any = None
+        self.config: Any = None
 
     def __enter__(self) -> Any:
+        if self.scheduler is None:
+            _start_forkserver(self.settings, self.refs)
         from distributed import Client, LocalCluster
 
         try:
             if self.scheduler is not None:
                 self.client = Client(self.scheduler, timeout="20s")
             else:
+                self.config = _embedded_config()
                 self.cluster = LocalCluster(
                     n_workers=self.workers,
                     threads_per_worker=1,
@@ -151,7 +237,9 @@ class _client:
                     dashboard_address="127.0.0.1:0",
                     silence_logs=logging.CRITICAL,  # workers outliving the scheduler: no news
                 )
-                self.client = Client(self.cluster)
+                # results straight from the worker, not relayed by the scheduler: both ends
+                # are on this machine, and the relay costs this process a second copy
+                self.client = Client(self.cluster, direct_to_workers=True)
         except (OSError, TimeoutError) as error:
             self.__exit__()
             where = self.scheduler or "a local dask cluster"
@@ -165,20 +253,27 @@ class _client:
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+        if self.config is not None:
+            self.config.__exit__(None, None, None)
 
 
 def _on_dask(
     client: Any,
-    batches: Sequence[Sequence[ClusterRef]],
+    refs: Sequence[ClusterRef],
     settings: FleetSettings,
-    total: int,
+    batch_size: int | None,
     progress: Progress | None,
     rollup: Rollup,
+    *,
+    remote: bool,
 ) -> Iterator[list[bytes]]:
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
     workers = max(len(client.scheduler_info().get("workers", {})), 1)
+    size = batch_size or default_batch_size(len(refs), workers)
+    batches = [refs[n : n + size] for n in range(0, len(refs), size)]
+    total = len(refs)
     limit = max(IN_FLIGHT_PER_WORKER * workers, 2)
     waiting = iter(enumerate(batches))
     batch_of: dict[Any, int] = {}
@@ -186,7 +281,12 @@ def _on_dask(
     def submit() -> Any | None:
         for n, batch in waiting:
             future = client.submit(
-                plan_packed, settings, list(batch), key=f"deppy-fleet-{run}-{n}", pure=False
+                plan_packed,
+                settings,
+                list(batch),
+                compress=remote,
+                key=f"deppy-fleet-{run}-{n}",
+                pure=False,
             )
             batch_of[future] = n
             return future
@@ -200,7 +300,7 @@ def _on_dask(
     for future in pending:
         n = batch_of.pop(future)
         try:
-            result = _unpacked(future.result())
+            result = _unpacked(future.result(), compressed=remote)
         except Exception as error:  # the batch failed on the cluster (e.g. KilledWorker)
             why = f"its batch failed on the dask cluster ({type(error).__name__}: {error})"
             result = _error_records(batches[n], why)

@@ -39,7 +39,7 @@ from deppy.workflows.upgrades import (
     upgrade_reports,
 )
 
-__all__ = ["FleetSettings", "Planner", "planner_for"]
+__all__ = ["FleetSettings", "Planner", "forget_planners", "planner_for"]
 
 CACHE_LIMIT = 200_000  # reports kept per planner; past it the cache starts again (bounded memory)
 
@@ -436,3 +436,8 @@ def planner_for(settings: FleetSettings) -> Planner:
         _PLANNERS.clear()  # one run at a time per process: an older run's catalogs can go
         found = _PLANNERS[settings] = Planner.load(settings)
     return found
+
+
+def forget_planners() -> None:
+    """Drop this process's planner (a warm-up that cannot be kept, see ``fleet.warm_up``)."""
+    _PLANNERS.clear()

@@ -20,7 +20,6 @@ only merges (parsing every record again there cost more than planning it on a wo
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,25 +58,41 @@ def plan_key(record: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(sorted(actions))
 
 
+Counts = dict[str, int]
+
+
+def _count(counts: Counts, name: str, n: int = 1) -> None:
+    counts[name] = counts.get(name, 0) + n
+
+
+def _add_counts(counts: Counts, more: Counts) -> None:
+    for name, n in more.items():
+        counts[name] = counts.get(name, 0) + n
+
+
 class Rollup:
-    """Accumulates records (``add``) into the fleet summary (``summary``)."""
+    """Accumulates records (``add``) into the fleet summary (``summary``).
+
+    Its counts are plain dicts, not ``Counter``s: a worker sends one rollup per batch and the
+    client merges them, and plain dicts pickle and unpickle several times faster (a
+    ``Counter`` is rebuilt through Python code, one per package per batch)."""
 
     def __init__(self) -> None:
         self.total = 0
         self.errors: list[dict[str, str]] = []
         self.no_change: list[str] = []
         self.waves: dict[tuple[str, ...], list[Any]] = {}  # key -> [count, names]
-        self.blocked: Counter[str] = Counter()
-        self.unblocked_by: dict[str, Counter[str]] = {}
-        self.no_fix: Counter[str] = Counter()
-        self.versions: dict[str, Counter[str]] = {}
-        self.updates: Counter[str] = Counter()
-        self.stranded: Counter[str] = Counter()
-        self.more_rbac: Counter[str] = Counter()
+        self.blocked: Counts = {}
+        self.unblocked_by: dict[str, Counts] = {}
+        self.no_fix: Counts = {}
+        self.versions: dict[str, Counts] = {}
+        self.updates: Counts = {}
+        self.stranded: Counts = {}
+        self.more_rbac: Counts = {}
         self.rbac_unknown = 0
-        self.since: dict[str, Counter[str]] = {}
+        self.since: dict[str, Counts] = {}
         self.target: dict[str, Any] | None = None
-        self.kinds: Counter[str] = Counter()
+        self.kinds: Counts = {}
         self.operator_errors = 0
         self.first_operator_errors: list[dict[str, Any]] = []
 
@@ -88,32 +103,35 @@ class Rollup:
             return
         if record["target"] is not None and self.target is None:
             self.target = record["target"]
+        versions = self.versions
         for operator in record["operators"]:
             package = operator["package"]
-            self.kinds[operator["kind"]] += 1
-            self.versions.setdefault(package, Counter())[operator["installed"]] += 1
+            _count(self.kinds, operator["kind"])
+            _count(versions.setdefault(package, {}), operator["installed"])
             if operator["newest"]:
-                self.updates[package] += 1
+                _count(self.updates, package)
             if operator["rbac"].get("added"):
-                self.more_rbac[package] += 1
+                _count(self.more_rbac, package)
             elif "unknown" in operator["rbac"]:
                 self.rbac_unknown += 1
-        self.stranded.update(record["stranded"])
+        for package in record["stranded"]:
+            _count(self.stranded, package)
         for error in record["operatorErrors"]:
             self.operator_errors += 1
             if len(self.first_operator_errors) < SHOWN_MEMBERS:
                 self.first_operator_errors.append({"cluster": record["cluster"], **error})
         for blocker in record["blockers"]:
             package = blocker["package"]
-            self.blocked[package] += 1
+            _count(self.blocked, package)
             fix = blocker["unblockedBy"]
             if fix is None:
-                self.no_fix[package] += 1
+                _count(self.no_fix, package)
             else:
-                self.unblocked_by.setdefault(package, Counter())[fix["version"]] += 1
+                _count(self.unblocked_by.setdefault(package, {}), fix["version"])
         for kind, items in (record.get("since") or {}).items():
-            names = [i["package"] if isinstance(i, Mapping) else i for i in items]
-            self.since.setdefault(kind, Counter()).update(names)
+            counts = self.since.setdefault(kind, {})
+            for item in items:
+                _count(counts, item["package"] if isinstance(item, Mapping) else item)
         if not record["needsChange"]:
             self.no_change.append(record["cluster"])
             return
@@ -136,14 +154,14 @@ class Rollup:
                              (self.updates, later.updates), (self.stranded, later.stranded),
                              (self.more_rbac, later.more_rbac),
                              (self.kinds, later.kinds)):  # fmt: skip
-            mine.update(theirs)
+            _add_counts(mine, theirs)
         self.operator_errors += later.operator_errors
         room = SHOWN_MEMBERS - len(self.first_operator_errors)
         self.first_operator_errors += later.first_operator_errors[:room]
         for own, more in ((self.unblocked_by, later.unblocked_by),
                           (self.versions, later.versions), (self.since, later.since)):  # fmt: skip
             for name, counts in more.items():
-                own.setdefault(name, Counter()).update(counts)
+                _add_counts(own.setdefault(name, {}), counts)
         self.rbac_unknown += later.rbac_unknown
         if self.target is None:
             self.target = later.target
@@ -164,8 +182,8 @@ class Rollup:
                 {
                     "package": package,
                     "clusters": count,
-                    "unblockedBy": _counted(self.unblocked_by.get(package, Counter())),
-                    "noFix": self.no_fix[package],
+                    "unblockedBy": _counted(self.unblocked_by.get(package, {})),
+                    "noFix": self.no_fix.get(package, 0),
                 }
                 for package, count in _ranked(self.blocked)
             ],
@@ -189,9 +207,9 @@ class Rollup:
         }
 
 
-def _ranked(counts: Counter[str]) -> list[tuple[str, int]]:
+def _ranked(counts: Counts) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _counted(counts: Counter[str]) -> list[dict[str, Any]]:
+def _counted(counts: Counts) -> list[dict[str, Any]]:
     return [{"name": name, "clusters": n} for name, n in _ranked(counts)]
