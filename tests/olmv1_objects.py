@@ -22,11 +22,16 @@ def cluster_extension(
     name: str,
     package: str,
     installed: str | None,
+    *,
+    namespace: str | None = None,
+    account: str = "installer",
     **catalog: Any,
 ) -> dict[str, Any]:
-    """A ClusterExtension as OLM v1 leaves it once installed (``status.install.bundle``)."""
+    """A ClusterExtension as a person writes it (``spec.source.catalog`` from ``catalog``;
+    the namespace defaults to its name) and, with ``installed``, as OLM v1 leaves it once
+    installed (``status.install.bundle``)."""
     source = {"sourceType": "Catalog", "catalog": {"packageName": package, **catalog}}
-    spec = {"namespace": name, "serviceAccount": {"name": "installer"}, "source": source}
+    spec = {"namespace": namespace or name, "serviceAccount": {"name": account}, "source": source}
     document: dict[str, Any] = {"apiVersion": "olm.operatorframework.io/v1",
                                 "kind": "ClusterExtension", "metadata": {"name": name},
                                 "spec": spec}  # fmt: skip

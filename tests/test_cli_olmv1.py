@@ -21,6 +21,7 @@ from tests.olm_builders import (
     package,
     write_catalog,
 )
+from tests.olmv1_objects import cluster_extension
 
 register_commands()
 
@@ -51,21 +52,9 @@ def catalog_dir(tmp_path: Path, name: str, *versions: str, pkg: str = "pkg") -> 
     return f"{write_catalog(tmp_path / name, objs)}={name}"
 
 
-def extension(**catalog: Any) -> dict[str, Any]:
-    installed = catalog.pop("installed", None)
-    doc: dict[str, Any] = {
-        "apiVersion": "olm.operatorframework.io/v1",
-        "kind": "ClusterExtension",
-        "metadata": {"name": "ext"},
-        "spec": {
-            "namespace": "ns",
-            "serviceAccount": {"name": "installer"},
-            "source": {"sourceType": "Catalog", "catalog": {"packageName": "pkg", **catalog}},
-        },
-    }
-    if installed:
-        doc["status"] = {"install": {"bundle": {"name": f"pkg.v{installed}", "version": installed}}}
-    return doc
+def extension(installed: str | None = None, **catalog: Any) -> dict[str, Any]:
+    """ClusterExtension "ext" of package "pkg" (installed at ``installed``, if given)."""
+    return cluster_extension("ext", "pkg", installed, namespace="ns", **catalog)
 
 
 def write(tmp_path: Path, *docs: dict[str, Any]) -> str:

@@ -40,7 +40,7 @@ from tests.controller_env import (
 )
 from tests.fbc_server import CatalogServer, fbc_stream, serve_catalog
 from tests.kube import KubeCluster
-from tests.olmv1_objects import cluster_catalog
+from tests.olmv1_objects import cluster_catalog, cluster_extension
 
 COMMUNITY = "community-operators-prod-v4.18"
 PACKAGES = ("node-healthcheck-operator", "self-node-remediation", "alvearie-imaging-ingestion")
@@ -330,25 +330,14 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
         "-f",
         "-",
         input=json.dumps(
-            {
-                "apiVersion": "olm.operatorframework.io/v1",
-                "kind": "ClusterExtension",
-                "metadata": {"name": "alvearie-wanted"},
-                "spec": {
-                    "namespace": "default",
-                    "serviceAccount": {"name": "installer"},
-                    "source": {
-                        "sourceType": "Catalog",
-                        "catalog": {
-                            "packageName": "alvearie-imaging-ingestion",
-                            "version": "9.9.9",
-                            "selector": {
-                                "matchLabels": {"olm.operatorframework.io/metadata.name": CATALOG}
-                            },
-                        },
-                    },
-                },
-            }
+            cluster_extension(
+                "alvearie-wanted",
+                "alvearie-imaging-ingestion",
+                None,
+                namespace="default",
+                version="9.9.9",
+                selector={"matchLabels": {"olm.operatorframework.io/metadata.name": CATALOG}},
+            )
         ),
     )
     before = api.get("clusterextensions", "alvearie-wanted")
@@ -472,19 +461,10 @@ def test_a_cluster_extension_deppy_did_not_write_is_left_alone(env: dict[str, An
     api, kube, controller = env["api"], env["kube"], env["controller"]
     install_olm_v1(kube)
     kube.kubectl("delete", "clusterextension", "alvearie-imaging-ingestion", "--ignore-not-found")
-    persons = {
-        "apiVersion": "olm.operatorframework.io/v1",
-        "kind": "ClusterExtension",
-        "metadata": {"name": "alvearie-imaging-ingestion"},
-        "spec": {
-            "namespace": "default",
-            "serviceAccount": {"name": "someone"},
-            "source": {
-                "sourceType": "Catalog",
-                "catalog": {"packageName": "alvearie-imaging-ingestion", "version": "0.0.1"},
-            },
-        },
-    }
+    package = "alvearie-imaging-ingestion"
+    persons = cluster_extension(
+        package, package, None, namespace="default", account="someone", version="0.0.1"
+    )
     kube.kubectl("apply", "-f", "-", input=json.dumps(persons))
     before = api.get("clusterextensions", "alvearie-imaging-ingestion")
     assert before is not None
