@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench fuzz lock install clean proto
+.PHONY: run test lint typecheck unit bench fuzz lock install clean proto docs
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -31,8 +31,8 @@ run: $(RUNTIME)
 	$(BIN)/deppy resolve -f src/deppy/data/request.yaml
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks docs/hooks
+	$(BIN)/ruff format --check src tests benchmarks docs/hooks
 	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
@@ -42,6 +42,9 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+docs: $(STAMP)  ## the documentation site into site/; tests/test_docs.py builds it too
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short one
 	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py -s -p no:randomly
@@ -58,4 +61,4 @@ lock: $(UV)  ## after changing dependencies in pyproject.toml
 	$(UV) lock --system-certs
 
 clean:
-	rm -rf $(VENV) $(TOOLS) build src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) build site src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

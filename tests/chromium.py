@@ -13,6 +13,9 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 DRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+DOCS_IMAGES = Path(__file__).resolve().parents[1] / "docs" / "images"
+"""Where the documentation site's screenshots live: the browser tests write them on each run,
+so the pages show the UI and the report as they are."""
 
 needs_chromium = pytest.mark.skipif(
     not (CHROMIUM.exists() and DRIVER.exists()),

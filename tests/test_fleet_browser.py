@@ -1,7 +1,8 @@
 """The ``deppy fleet plan -o html`` report in a real browser (Debian's chromium, headless,
 driven by selenium): the page loads from a file with nothing fetched, shows its three charts
 with their bars, and its tables. A screenshot goes to test-artifacts/fleet/ for a person to
-look at. Skipped, with a message, where no chromium or chromedriver is installed."""
+look at, and to docs/images/fleet-report.png for the documentation site. Skipped, with a
+message, where no chromium or chromedriver is installed."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from benchmarks.fleet_exports import write_fleet
 
 from deppy.resolution.request_parsing import parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs
-from tests.chromium import ARTIFACTS, chromium, needs_chromium
+from tests.chromium import ARTIFACTS, DOCS_IMAGES, chromium, needs_chromium
 from tests.conftest import shared_path
 from tests.workflow_helpers import run
 
@@ -67,3 +68,4 @@ def test_the_html_report_shows_its_charts_offline(tmp_path: Path, browser: objec
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     driver.save_screenshot(str(target / "report.png"))  # type: ignore[attr-defined]
+    shutil.copyfile(target / "report.png", DOCS_IMAGES / "fleet-report.png")

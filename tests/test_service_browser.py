@@ -1,7 +1,8 @@
 """The web UI in a real browser (Debian's chromium, headless, driven by selenium): search →
 package page → upgrade graph → resolve a package with dependencies → an unresolvable request →
 a suggestion's button → resolved. Screenshots go to test-artifacts/ (git-ignored) for a person
-to look at. Skipped, with a message, where no chromium or chromedriver is installed."""
+to look at, and those the documentation shows to docs/images/ (``FOR_THE_DOCS``). Skipped, with
+a message, where no chromium or chromedriver is installed."""
 
 from __future__ import annotations
 
@@ -13,11 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.chromium import ARTIFACTS, chromium, needs_chromium
+from tests.chromium import ARTIFACTS, DOCS_IMAGES, chromium, needs_chromium
 from tests.conftest import free_port
 from tests.service_support import store_app
 
 pytestmark = needs_chromium
+FOR_THE_DOCS = {  # screenshot -> the name docs/service/index.md shows it under
+    "02-search.png": "ui-search.png",
+    "03-package-graph.png": "ui-package.png",
+    "04-resolved.png": "ui-resolved.png",
+    "05-explanation.png": "ui-explanation.png",
+    "06-suggestion-resolved.png": "service-resolve.png",
+    "07-clusterextension-explained.png": "ui-clusterextension.png",
+}
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +62,9 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     target = ARTIFACTS / "browser"
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(folder, target)
+    for taken, shown in FOR_THE_DOCS.items():
+        if (folder / taken).exists():  # a test that failed early took fewer
+            shutil.copyfile(folder / taken, DOCS_IMAGES / shown)
 
 
 def wait_for(driver: object, css: str, seconds: float = 30) -> object:

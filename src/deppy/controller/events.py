@@ -19,7 +19,7 @@ import logging
 import os
 import socket
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from deppy.controller.conditions import now
 from deppy.controller.kube import ApiError, Kube
@@ -28,6 +28,128 @@ from deppy.terminal_text import terminal_line
 log = logging.getLogger("deppy.controller")
 COMPONENT = "deppy-controller"
 NORMAL, WARNING = "Normal", "Warning"
+
+
+class EventReason(NamedTuple):
+    """One reason the controller posts Events with: whether it is a Warning, on which kinds,
+    and when. The table below is the one place that says so: the observer posts the reasons
+    that are not warnings as Normal, and the documentation's Events reference is written from
+    it."""
+
+    reason: str
+    warning: bool
+    on: str
+    when: str
+
+
+EVENT_REASONS = (
+    EventReason(
+        "Resolved",
+        False,
+        "ActiveResolution, Input",
+        "an answer: how many bundles, which (ActiveResolution) or the resolveset (Input)",
+    ),
+    EventReason(
+        "Unsatisfiable",
+        True,
+        "ActiveResolution, Input",
+        "no answer: the explanation's summary line",
+    ),
+    EventReason(
+        "InvalidSpec",
+        True,
+        "ActiveResolution, Input, Catalog, ClusterCatalog, Instance (OLM v1)",
+        "the field and what to do; on a ClusterCatalog: unreadable, or its name taken by a "
+        "Catalog; on an Instance: the approved set has no service account",
+    ),
+    EventReason(
+        "DeadlineExceeded", True, "ActiveResolution, Input", "the resolution ran out of time"
+    ),
+    EventReason(
+        "CatalogUnavailable",
+        True,
+        "ActiveResolution, Input, Catalog, ClusterCatalog",
+        "a catalog it needs has no content (deleted, never loaded); a ClusterCatalog withdrawn "
+        "(`availabilityMode: Unavailable`)",
+    ),
+    EventReason(
+        "CatalogStale",
+        True,
+        "Catalog, ClusterCatalog, ActiveResolution, Input",
+        "a load failed and the last good content is still served; on an answer: it comes from "
+        "that content (its `CatalogStale` condition turned True)",
+    ),
+    EventReason(
+        "Loaded", False, "Catalog, ClusterCatalog", "new content: bundles, packages, digest"
+    ),
+    EventReason(
+        "ProposalCreated", False, "Instance", "a new resolveset: what it installs or upgrades"
+    ),
+    EventReason(
+        "Approved",
+        False,
+        "Instance",
+        "the approval policy approved it (with the policy's reason), or a person did "
+        "(`deppy approve` posts it, naming who)",
+    ),
+    EventReason(
+        "ApprovalRequired",
+        True,
+        "Instance",
+        "it waits for a person (`deppy approve`), with the policy's reason (`NewInstall`, "
+        "`PermissionsUnknown`, `PermissionsIncreased`, …)",
+    ),
+    EventReason(
+        "Superseded",
+        False,
+        "Instance",
+        "a newer answer for its unit replaced it before anyone approved it (the message names "
+        "the Instance to approve instead)",
+    ),
+    EventReason(
+        "Applied",
+        False,
+        "Instance (OLM v1)",
+        "ClusterExtensions created or updated for the approved set, with their versions",
+    ),
+    EventReason(
+        "NotOwned",
+        True,
+        "Instance (OLM v1)",
+        "the set could not be applied: a ClusterExtension of that name is not this unit's",
+    ),
+    EventReason(
+        "OLMv1NotInstalled",
+        True,
+        "Instance (OLM v1)",
+        "the set could not be applied: OLM v1 is not installed",
+    ),
+    EventReason(
+        "Refused",
+        True,
+        "Instance (OLM v1)",
+        "the set could not be applied: the API server refused",
+    ),
+    EventReason(
+        "PackageLeft",
+        True,
+        "Instance (OLM v1)",
+        "a package left the approved set: its ClusterExtension stays (`prune: false`)",
+    ),
+    EventReason(
+        "Pruned",
+        False,
+        "Instance (OLM v1)",
+        "a package left the approved set: its ClusterExtension was deleted (`prune: true`)",
+    ),
+    EventReason(
+        "NoBundleExplained",
+        True,
+        "ClusterExtension",
+        "OLM v1 found no bundle: deppy's way out (resolved with OLM v1's rules), then why",
+    ),
+)
+NORMAL_REASONS = frozenset(entry.reason for entry in EVENT_REASONS if not entry.warning)
 MESSAGE_BYTES = 1024  # what kubectl shows whole; longer messages are cut
 CLUSTER_SCOPED_HOME = "default"  # where client-go puts Events of cluster-scoped objects
 

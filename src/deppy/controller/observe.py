@@ -20,14 +20,14 @@ from typing import Any
 from deppy.controller.approval.policies import Verdict
 from deppy.controller.approval.resolveset import SetEntry
 from deppy.controller.catalogs.cache import CatalogCache
-from deppy.controller.events import Recorder
+from deppy.controller.events import NORMAL_REASONS, Recorder
 from deppy.controller.kube import Kube
 from deppy.controller.metrics import ControllerMetrics
 
 log = logging.getLogger("deppy.controller")
 Body = Mapping[str, Any]
 TOLD_KEPT = 20_000  # objects remembered (a tuple each); the oldest are forgotten first
-FINE = ("Resolved", "Loaded", "ProposalCreated", "Approved", "Superseded", "Applied", "Pruned")
+FINE = NORMAL_REASONS  # Normal Events, INFO log lines; the other reasons are warnings
 
 
 def _condition(body: Body, kind: str) -> Mapping[str, Any]:
