@@ -30,10 +30,13 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
         yield driver
 
 
-def test_the_html_report_shows_its_charts_offline(tmp_path: Path, browser: object) -> None:
+def test_the_html_report_shows_its_charts_offline(
+    tmp_path: Path, browser: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from selenium.webdriver.common.by import By
 
-    fleet = tmp_path / "fleet"
+    monkeypatch.chdir(tmp_path)  # the report names clusters by "fleet/…": the same every run
+    fleet = Path("fleet")
     write_fleet(load_catalogs([parse_catalog(COMMUNITY)]), fleet, 20, low=3, high=8, damaged=True)
     code, page, err = run("fleet", "plan", str(fleet), "--catalog", COMMUNITY, "--workers", "0",
                           "--ocp-version", "4.20", "-o", "html")  # fmt: skip
