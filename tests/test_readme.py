@@ -57,6 +57,13 @@ def test_a_runnable_example_prints_what_its_page_shows(example: Example, tmp_pat
         assert done.stdout == step.shown, f"{example.where}: $ {step.command}"
 
 
+def test_the_clusterextension_example_file_is_the_one_the_olm_v1_page_shows() -> None:
+    """The README's OLM v1 task names examples/observability.yaml; the page shows its text."""
+    shown = dict(next(e for e in RUNNABLE if "clusterextensions.md" in e.where).files)
+    example = (ROOT / "examples" / "observability.yaml").read_text(encoding="utf-8")
+    assert shown["observability.yaml"] == example
+
+
 def test_the_request_file_example_resolves(tmp_path: Path) -> None:
     request = next(b for b in yaml_blocks(page("olm-v0/resolve.md")) if "ActiveResolution" in b)
     path = tmp_path / "request.yaml"
