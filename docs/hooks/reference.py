@@ -47,6 +47,12 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return MARKER.sub(lambda found: GENERATORS[found.group(1)](), markdown)
 
 
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    """mkdocs-click prints an option's default as written; click 8.3 gives an option without
+    one the default ``Sentinel.UNSET``, which means nothing to a reader: show a dash."""
+    return html.replace("<code>Sentinel.UNSET</code>", "—")
+
+
 def cell(text: object) -> str:
     """Text that stays inside one Markdown table cell."""
     return str(text).replace("|", "\\|").replace("\n", " ").strip()
