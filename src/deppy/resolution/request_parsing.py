@@ -1,6 +1,6 @@
 """Requests from the command line (SPEC strings) and from ActiveResolution files.
 
-SPEC grammar (also in ``deppy resolve --help`` and the README)::
+SPEC grammar (also in ``deppy resolve --help`` and docs/olm-v0/resolve.md)::
 
     --require   PACKAGE[@RANGE][,channel=C][,catalog=NAME][,ignore=V1|V2][,within=LEVEL:VERSION]
     --installed PACKAGE@VERSION[,channel=C][,catalog=NAME][,bundle=NAME]
