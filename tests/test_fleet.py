@@ -664,3 +664,30 @@ def test_an_extension_olm_v1_would_refuse_is_its_error_and_a_bad_catalog_the_clu
     (tmp_path / "a.json").write_text(json.dumps(export))
     record = planner.plan(ref)
     assert "spec.priority" in record["error"] and "operators" not in record
+
+
+def test_an_extension_whose_next_bundle_declares_a_dependency_stops_there(
+    tmp_path: Path,
+) -> None:
+    """OLM v1 refuses rabbitmq-messaging-topology-operator 1.15.0 (it declares olm.gvk.required)
+    and does not fall back: from 1.13.0 the extension moves to 1.14.2 and stops; from 1.14.2 it
+    cannot move at all (stranded). Each record carries OLM v1's message and the way out."""
+    package = "rabbitmq-messaging-topology-operator"
+    clusters = tmp_path / "clusters"
+    clusters.mkdir()
+    _v1_export(clusters / "a.json", [cluster_extension("topology", package, "1.13.0")])
+    _v1_export(clusters / "b.json", [cluster_extension("topology", package, "1.14.2")])
+    records = _by_name(planned(clusters, FleetSettings(catalogs=(COMMUNITY,))))
+    (moving,) = records["a"]["operators"]
+    assert moving["newestVersion"] == "1.14.2" and not moving["stranded"]
+    refused = moving["refused"]
+    assert (refused["version"], refused["property"]) == ("1.15.0", "olm.gvk.required")
+    assert refused["message"] == (
+        f'validating bundle "{package}.v1.15.0": bundle "{package}.v1.15.0" has a dependency '
+        'declared via property "olm.gvk.required" which is currently not supported'
+    )
+    assert "--resolved-catalog" in refused["wayOut"]
+    (stuck,) = records["b"]["operators"]
+    assert stuck["stranded"] and stuck["next"] is None
+    assert stuck["refused"]["version"] == "1.15.0"
+    assert records["b"]["stranded"] == [package]

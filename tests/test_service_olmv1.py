@@ -45,7 +45,7 @@ def test_a_clusterextension_body_answers_what_the_cli_prints(
     code, expected, err = run(
         "resolve", "-f", str(file), "--catalog", f"{EXAMPLE}=example", "-o", "json"
     )
-    assert code in (0, 1), err
+    assert code in (0, 1, 3), err  # 3: resolved, OLM v1 refuses part of the plan as written
     response = post_request(api, text, as_json=as_json)
     assert response.status_code == 200, response.text
     assert response.text == expected
@@ -61,3 +61,19 @@ def test_a_kubectl_list_body_and_bad_input(api: TestClient) -> None:
     problem = refused.json()
     assert problem["field"] == "ClusterExtension observability: spec.source.catalog.version"
     assert '"==" is not an OLM v1 operator' in problem["detail"]
+
+
+def test_the_answer_says_olm_v1_refuses_a_bundle_with_dependencies(api: TestClient) -> None:
+    """observability-stack 1.1.0 declares olm.package.required: the service's answer says,
+    per ClusterExtension of the plan, whether OLM v1 installs it as written, and why not."""
+    response = post_request(api, BODY.replace("VERSION", '"1.1.0"'), as_json=True)
+    assert response.status_code == 200
+    olmv1 = response.json()["olmv1"]
+    assert olmv1["installsAsWritten"] is False
+    verdicts = {e["name"]: e for e in olmv1["extensions"]}
+    assert verdicts["observability"]["refusal"]["message"].startswith(
+        'validating bundle "observability-stack.v1.1.0": bundle "observability-stack.v1.1.0" '
+        "has a dependency declared via property"
+    )
+    assert verdicts["grafana-operator"]["installsAsWritten"] is True
+    assert verdicts["grafana-operator"]["requiredBy"] == "observability"

@@ -31,7 +31,7 @@ _CLUSTER_SCOPED = {
     "clusterextensions",
 }
 OLM_V1_GROUP, OLM_V1_VERSION = "olm.operatorframework.io", "v1"  # OLM v1's kinds (not deppy's)
-_CORE = {"configmaps", "namespaces", "events"}
+_CORE = {"configmaps", "namespaces", "events", "secrets"}
 RETRIES = 8
 
 

@@ -164,6 +164,7 @@ def extension_from_object(
         service_account=string_field(
             service_account.get("name"), field_at(where, "spec.serviceAccount.name")
         ),
+        document=data,
     )
     return RequiredPackage(
         package,

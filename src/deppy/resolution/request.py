@@ -6,7 +6,9 @@ and the resolver; parsing lives in ``request_parsing``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from deppy.catalog.semver import Version, VersionRange
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
@@ -43,6 +45,8 @@ class ExtensionTerms:
     unselected: tuple[CatalogChoice, ...] = ()
     namespace: str | None = None
     service_account: str | None = None
+    # the ClusterExtension as written: a plan keeps every field deppy does not decide
+    document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         parts = [f"ClusterExtension {self.name}"]

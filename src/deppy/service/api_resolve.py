@@ -27,6 +27,7 @@ from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.service.svg import resolution_graph_svg
 from deppy.workflows.olmv1 import catalog_priorities
+from deppy.workflows.olmv1_plan import build_plan
 from deppy.workflows.resolution_graph import resolution_graph
 from deppy.workflows.resolve import resolve_with_options
 from deppy.workflows.upgrades import upgrade_reports
@@ -45,6 +46,10 @@ def resolution_data(resolution: Resolution, *, verbose: bool) -> dict[str, Any]:
     data = resolution.as_dict()
     if not verbose and "explanation" in data:
         data["explanation"].pop("constraints", None)
+    if resolution.request.rules == "olmv1" and resolution.selection is not None:
+        # what OLM v1 does with the plan, as -o json says it (a resolved catalog is the CLI's
+        # and the controller's to publish: the service has no registry credentials)
+        data["olmv1"] = build_plan(resolution).summary()
     return data
 
 
