@@ -73,12 +73,23 @@ def _existing_manifests(root: Path, where: str) -> list[Any]:
     return manifests
 
 
+def _not_a_directory(root: Path) -> Path | None:
+    """The path itself, or the first of its parents that exists, when it is no directory."""
+    for path in (root, *root.absolute().parents):
+        if path.exists():
+            return None if path.is_dir() else path
+    return None
+
+
 def write_layout(image: CatalogImage, destination: LayoutDestination, tag: str) -> None:
     """Write ``image`` into the layout, named ``tag``; an OSError becomes an InputError naming
     the destination."""
     root = Path(destination.directory)
     where = str(destination)
     temporary: Path | None = None
+    blocking = _not_a_directory(root)
+    if blocking is not None:
+        raise InputError(where, f"{blocking} is a file, not a directory", "give a directory")
     try:
         if root.is_dir() and any(root.iterdir()):
             manifests = _existing_manifests(root, where)
