@@ -25,8 +25,8 @@ from tests.ports import free_port
 DOCKER_REGISTRY = Path("/usr/bin/docker-registry")
 SKOPEO = Path("/usr/bin/skopeo")
 MISSING = (
-    "registry tests need /usr/bin/docker-registry and /usr/bin/skopeo "
-    "(apt-get install docker-registry skopeo)"
+    "registry tests need /usr/bin/docker-registry, /usr/bin/skopeo and openssl "
+    "(apt-get install docker-registry skopeo openssl)"
 )
 USER = "deppy-pusher"
 PASSWORD = "s3cret-Pa55-for-the-test-registry"
@@ -34,7 +34,7 @@ PASSWORD = "s3cret-Pa55-for-the-test-registry"
 
 def registry_missing() -> str | None:
     """Why the registry tests cannot run here, or None."""
-    if not (DOCKER_REGISTRY.exists() and SKOPEO.exists()):
+    if not (DOCKER_REGISTRY.exists() and SKOPEO.exists() and shutil.which("openssl")):
         return MISSING
     return None
 
