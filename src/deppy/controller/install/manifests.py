@@ -278,9 +278,7 @@ def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
                                 # registry Secrets of resolved catalogs are read here only
                                 {
                                     "name": "POD_NAMESPACE",
-                                    "valueFrom": {
-                                        "fieldRef": {"fieldPath": "metadata.namespace"}
-                                    },
+                                    "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
                                 },
                             ],
                             "ports": [{"name": METRICS_PORT_NAME, "containerPort": HEALTH_PORT}],

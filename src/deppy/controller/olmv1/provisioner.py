@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deppy.catalog.olmv1_validation import refusal_of_types
+from deppy.cluster.oci.push import RegistryError
 from deppy.controller.approval import proposals
 from deppy.controller.approval.resolveset import (
     BUNDLES_KEY,
@@ -51,7 +52,6 @@ from deppy.controller.olmv1.extensions import (
     spec_of,
     up_to_date,
 )
-from deppy.cluster.oci.push import RegistryError
 from deppy.controller.olmv1.resolved_catalogs import (
     moved,
     prune_catalogs,
