@@ -55,9 +55,12 @@ class Registry:
         command, rest = args[0], args[1:]
         if command == "copy":
             extra = [e.replace("--", "--src-", 1) for e in extra]
-        return subprocess.run(
-            [str(SKOPEO), command, *extra, *rest], capture_output=True, text=True, timeout=60
-        )
+        return skopeo(command, *extra, *rest)
+
+
+def skopeo(*args: str) -> subprocess.CompletedProcess[str]:
+    """skopeo's output and status (for ``oci:`` layouts, which need no registry options)."""
+    return subprocess.run([str(SKOPEO), *args], capture_output=True, text=True, timeout=60)
 
 
 def _bcrypt_line(user: str, password: str) -> str:

@@ -32,6 +32,7 @@ from tests.registry import (
     Registry,
     registry_for_tests,
     registry_missing,
+    skopeo,
     unpacked_configs,
 )
 
@@ -152,19 +153,21 @@ def test_an_oci_layout_is_what_skopeo_reads(tmp_path: Path) -> None:
     layout = tmp_path / "out" / "layout"
     published = publish(IMAGE, parse_destination(f"oci:{layout}:t1"))
     assert (published.digest, published.tag) == (IMAGE.digest, "t1")
-    registry = Registry("", secure=False)
-    found = registry.skopeo("inspect", f"oci:{layout}:t1")
+    found = skopeo("inspect", f"oci:{layout}:t1")
     assert found.returncode == 0, found.stderr
     facts = json.loads(found.stdout)
     assert (facts["Digest"], facts["Labels"]) == (IMAGE.digest, {CONFIGS_LABEL: "/configs"})
     # a second image joins the layout; the first keeps its name
     other = catalog_image({"other/catalog.json": b"{}\n"})
     assert publish(other, parse_destination(f"oci:{layout}")).tag == default_tag(other)
-    assert json.loads(registry.skopeo("inspect", f"oci:{layout}:t1").stdout)["Digest"] == (
-        IMAGE.digest
-    )
+    assert json.loads(skopeo("inspect", f"oci:{layout}:t1").stdout)["Digest"] == (IMAGE.digest)
     configs = unpacked_configs(layout, default_tag(other), tmp_path / "unpacked")
     assert (configs / "other" / "catalog.json").read_bytes() == b"{}\n"
+    # an empty directory (made for it) takes a layout too
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    publish(IMAGE, parse_destination(f"oci:{empty}:t1"))
+    assert json.loads(skopeo("inspect", f"oci:{empty}:t1").stdout)["Digest"] == IMAGE.digest
 
 
 def test_an_unusable_layout_directory_is_one_line_and_nothing_is_written(tmp_path: Path) -> None:
