@@ -62,6 +62,7 @@ def test_destinations_in_skopeos_syntax(text: str, expected: tuple[str | None, .
         assert isinstance(found, LayoutDestination)
         assert (found.directory, found.tag) == expected
     assert str(found) == text
+    assert found.tagged("set-1").tag == "set-1"
 
 
 @pytest.mark.parametrize(
@@ -87,6 +88,11 @@ def test_a_bad_destination_is_one_line_naming_it(text: str, message: str) -> Non
     assert message in line and "\n" not in line
     if "transport" in message or "no repository" in message:
         assert "docker://HOST[:PORT]/REPO[:TAG] or oci:DIR[:TAG]" in line
+
+
+def test_a_tag_given_later_is_checked_too() -> None:
+    with pytest.raises(InputError, match="tag '-x' is not a valid tag"):
+        parse_destination("docker://127.0.0.1:5000/deppy").tagged("-x")
 
 
 def docker_config(registry: str, **entry: str) -> bytes:
