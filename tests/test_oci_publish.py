@@ -32,6 +32,7 @@ from tests.registry import (
     Registry,
     registry_for_tests,
     registry_missing,
+    running_registry,
     skopeo,
     unpacked_configs,
 )
@@ -288,3 +289,10 @@ def test_an_unreachable_or_plain_registry_is_one_line(plain_registry: Registry) 
     assert caught.value.retriable
     plain = one_line_error(f"docker://{plain_registry.address}/deppy/resolved")
     assert "TLS failure talking to registry" in plain
+
+
+@needs_registry
+def test_a_registry_that_refuses_the_push_is_one_line_with_its_answer(tmp_path: Path) -> None:
+    with running_registry(tmp_path / "read-only", read_only=True) as registry:
+        line = one_line_error(f"docker://{registry.address}/deppy/resolved:t1", tls_verify=False)
+    assert f"registry {registry.address} answered 405 Method Not Allowed" in line
