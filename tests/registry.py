@@ -55,9 +55,12 @@ class Registry:
         command, rest = args[0], args[1:]
         if command == "copy":
             extra = [e.replace("--", "--src-", 1) for e in extra]
-        return subprocess.run(
-            [str(SKOPEO), command, *extra, *rest], capture_output=True, text=True, timeout=60
-        )
+        return skopeo(command, *extra, *rest)
+
+
+def skopeo(*args: str) -> subprocess.CompletedProcess[str]:
+    """skopeo's output and status (for ``oci:`` layouts, which need no registry options)."""
+    return subprocess.run([str(SKOPEO), *args], capture_output=True, text=True, timeout=60)
 
 
 def _bcrypt_line(user: str, password: str) -> str:
@@ -90,11 +93,12 @@ def _certificate(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def _config(directory: Path, port: int, secure: bool) -> Path:
+def _config(directory: Path, port: int, secure: bool, read_only: bool) -> Path:
+    maintenance = ", maintenance: {readonly: {enabled: true}}" if read_only else ""
     lines = [
         "version: 0.1",
         "log: {level: error, accesslog: {disabled: true}}",
-        f"storage: {{filesystem: {{rootdirectory: {directory / 'data'}}}}}",
+        f"storage: {{filesystem: {{rootdirectory: {directory / 'data'}}}{maintenance}}}",
         "http:",
         f"  addr: 127.0.0.1:{port}",
     ]
@@ -131,11 +135,14 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
 
 
 @contextmanager
-def running_registry(directory: Path, *, secure: bool = False) -> Iterator[Registry]:
-    """A registry storing under ``directory`` for as long as the block runs."""
+def running_registry(
+    directory: Path, *, secure: bool = False, read_only: bool = False
+) -> Iterator[Registry]:
+    """A registry storing under ``directory`` for as long as the block runs (``read_only``:
+    one that refuses every push, in its maintenance mode)."""
     directory.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    config = _config(directory, port, secure)
+    config = _config(directory, port, secure, read_only)
     log = directory / "registry.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
@@ -154,7 +161,9 @@ def running_registry(directory: Path, *, secure: bool = False) -> Iterator[Regis
             process.wait()
 
 
-def registry_for_tests(directory: Path, *, secure: bool = False) -> Iterator[Registry]:
+def registry_for_tests(
+    directory: Path, *, secure: bool = False, read_only: bool = False
+) -> Iterator[Registry]:
     """A registry for a pytest fixture to ``yield from``: skips the test, saying what to
     install, where docker-registry or skopeo is missing."""
     missing = registry_missing()
@@ -162,7 +171,7 @@ def registry_for_tests(directory: Path, *, secure: bool = False) -> Iterator[Reg
         import pytest
 
         pytest.skip(missing)
-    with running_registry(directory, secure=secure) as registry:
+    with running_registry(directory, secure=secure, read_only=read_only) as registry:
         yield registry
 
 

@@ -32,6 +32,8 @@ from tests.registry import (
     Registry,
     registry_for_tests,
     registry_missing,
+    running_registry,
+    skopeo,
     unpacked_configs,
 )
 
@@ -61,6 +63,7 @@ def test_destinations_in_skopeos_syntax(text: str, expected: tuple[str | None, .
         assert isinstance(found, LayoutDestination)
         assert (found.directory, found.tag) == expected
     assert str(found) == text
+    assert found.tagged("set-1").tag == "set-1"
 
 
 @pytest.mark.parametrize(
@@ -86,6 +89,11 @@ def test_a_bad_destination_is_one_line_naming_it(text: str, message: str) -> Non
     assert message in line and "\n" not in line
     if "transport" in message or "no repository" in message:
         assert "docker://HOST[:PORT]/REPO[:TAG] or oci:DIR[:TAG]" in line
+
+
+def test_a_tag_given_later_is_checked_too() -> None:
+    with pytest.raises(InputError, match="tag '-x' is not a valid tag"):
+        parse_destination("docker://127.0.0.1:5000/deppy").tagged("-x")
 
 
 def docker_config(registry: str, **entry: str) -> bytes:
@@ -152,19 +160,21 @@ def test_an_oci_layout_is_what_skopeo_reads(tmp_path: Path) -> None:
     layout = tmp_path / "out" / "layout"
     published = publish(IMAGE, parse_destination(f"oci:{layout}:t1"))
     assert (published.digest, published.tag) == (IMAGE.digest, "t1")
-    registry = Registry("", secure=False)
-    found = registry.skopeo("inspect", f"oci:{layout}:t1")
+    found = skopeo("inspect", f"oci:{layout}:t1")
     assert found.returncode == 0, found.stderr
     facts = json.loads(found.stdout)
     assert (facts["Digest"], facts["Labels"]) == (IMAGE.digest, {CONFIGS_LABEL: "/configs"})
     # a second image joins the layout; the first keeps its name
     other = catalog_image({"other/catalog.json": b"{}\n"})
     assert publish(other, parse_destination(f"oci:{layout}")).tag == default_tag(other)
-    assert json.loads(registry.skopeo("inspect", f"oci:{layout}:t1").stdout)["Digest"] == (
-        IMAGE.digest
-    )
+    assert json.loads(skopeo("inspect", f"oci:{layout}:t1").stdout)["Digest"] == (IMAGE.digest)
     configs = unpacked_configs(layout, default_tag(other), tmp_path / "unpacked")
     assert (configs / "other" / "catalog.json").read_bytes() == b"{}\n"
+    # an empty directory (made for it) takes a layout too
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    publish(IMAGE, parse_destination(f"oci:{empty}:t1"))
+    assert json.loads(skopeo("inspect", f"oci:{empty}:t1").stdout)["Digest"] == IMAGE.digest
 
 
 def test_an_unusable_layout_directory_is_one_line_and_nothing_is_written(tmp_path: Path) -> None:
@@ -279,3 +289,10 @@ def test_an_unreachable_or_plain_registry_is_one_line(plain_registry: Registry) 
     assert caught.value.retriable
     plain = one_line_error(f"docker://{plain_registry.address}/deppy/resolved")
     assert "TLS failure talking to registry" in plain
+
+
+@needs_registry
+def test_a_registry_that_refuses_the_push_is_one_line_with_its_answer(tmp_path: Path) -> None:
+    with running_registry(tmp_path / "read-only", read_only=True) as registry:
+        line = one_line_error(f"docker://{registry.address}/deppy/resolved:t1", tls_verify=False)
+    assert f"registry {registry.address} answered 405 Method Not Allowed" in line

@@ -49,7 +49,16 @@ NEEDS_QUEUE = constraint(
 )
 
 
-def app_catalog(tmp_path: Path) -> CatalogSet:
+def keys_reversed(value: Any) -> Any:
+    """The same JSON value with every object's keys in the opposite order."""
+    if isinstance(value, dict):
+        return {k: keys_reversed(v) for k, v in reversed(value.items())}
+    if isinstance(value, list):
+        return [keys_reversed(v) for v in value]
+    return value
+
+
+def app_catalog(tmp_path: Path, *, reverse: bool = False) -> CatalogSet:
     """app 1.1.0 needs db (package), a Cache (API) and queue (olm.constraint); it sits in
     channels fast and stable, the default channel beta does not hold it."""
     app = [
@@ -71,7 +80,10 @@ def app_catalog(tmp_path: Path) -> CatalogSet:
             "labelled", "1.0.0", props=[{"type": "olm.label", "value": {"label": "x"}}]
         ),
     ]
-    return CatalogSet([make_catalog(tmp_path, [*app, *others], name="main")])
+    objects = [*app, *others]
+    if reverse:
+        objects = keys_reversed(objects)
+    return CatalogSet([make_catalog(tmp_path, objects, name="main")])
 
 
 def resolve_app(catalogs: CatalogSet) -> Resolution:
@@ -163,13 +175,34 @@ def test_a_plan_without_dependencies_has_no_resolved_catalog(tmp_path: Path) -> 
 
 
 def test_the_same_plan_gives_the_same_bytes_and_digest(tmp_path: Path) -> None:
-    first_catalogs, second_catalogs = app_catalog(tmp_path / "a"), app_catalog(tmp_path / "b")
+    """Also when a catalog writes the same values with their keys in another order."""
+    first_catalogs = app_catalog(tmp_path / "a")
+    second_catalogs = app_catalog(tmp_path / "b", reverse=True)
     first = resolved_catalog(resolve_app(first_catalogs), first_catalogs)
     second = resolved_catalog(resolve_app(second_catalogs), second_catalogs)
     assert first is not None and second is not None
     assert first.files() == second.files()
     assert first.image().digest == second.image().digest
     assert first.image().manifest == second.image().manifest
+
+
+def test_a_plan_from_the_store_gives_the_same_digest_as_from_files(tmp_path: Path) -> None:
+    from deppy.resolution.request import ResolutionRequest
+    from deppy.resolution.request_parsing import parse_require
+    from deppy.resolution.resolver import resolve
+    from deppy.store import Store
+
+    files = app_catalog(tmp_path / "files")
+    store = Store(tmp_path / "home")
+    store.add(files.catalog("main"))
+    stored = store.source()
+    assert stored is not None
+    from_files = resolved_catalog(resolve_app(files), files)
+    request = ResolutionRequest(required=(parse_require("app@1.1.0"),))
+    from_store = resolved_catalog(resolve(stored, request), stored)
+    assert from_files is not None and from_store is not None
+    assert from_store.files() == from_files.files()
+    assert from_store.image().digest == from_files.image().digest
 
 
 def test_the_image_is_laid_out_as_opm_does_without_times(tmp_path: Path) -> None:

@@ -256,11 +256,13 @@ class ResolvedCatalog:
     packages: tuple[str, ...]
 
     def files(self) -> dict[str, bytes]:
-        """``<package>/catalog.json`` files (a JSON stream each), as opm lays a catalog out."""
+        """``<package>/catalog.json`` files (a JSON stream each), as opm lays a catalog out.
+        Keys are sorted: the same plan gives the same bytes however its catalogs were read
+        (files, the store, catalogd), whatever order a value's keys came in."""
         out: dict[str, list[bytes]] = {}
         for document in self.documents:
             out.setdefault(f"{_package_of(document)}/catalog.json", []).append(
-                orjson.dumps(document) + b"\n"
+                orjson.dumps(document, option=orjson.OPT_SORT_KEYS) + b"\n"
             )
         return {path: b"".join(lines) for path, lines in out.items()}
 

@@ -9,7 +9,7 @@ be a destination: the image's content decides it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deppy.errors import InputError, excerpt
 
@@ -36,6 +36,10 @@ class RegistryDestination:
     def __str__(self) -> str:
         return self.text
 
+    def tagged(self, tag: str) -> RegistryDestination:
+        """The same repository with ``tag`` (a controller tags each push from its set)."""
+        return replace(self, tag=_tag(self.text, tag, "tag"))
+
     @property
     def endpoint(self) -> str:
         """The host that serves the registry API (Docker Hub's is not its name)."""
@@ -53,6 +57,10 @@ class LayoutDestination:
 
     def __str__(self) -> str:
         return self.text
+
+    def tagged(self, tag: str) -> LayoutDestination:
+        """The same layout, the image named ``tag``."""
+        return replace(self, tag=_tag(self.text, tag, "tag"))
 
 
 Destination = RegistryDestination | LayoutDestination

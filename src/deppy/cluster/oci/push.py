@@ -65,11 +65,12 @@ def _http_error(
         return _denied(destination, auth, code)
     detail = ""
     try:
-        errors = response.json().get("errors") if response is not None else None
-        if isinstance(errors, list) and errors and isinstance(errors[0], dict):
-            detail = f": {errors[0].get('code', '')} {errors[0].get('message', '')}".rstrip()
-    except ValueError:
-        pass
+        answer = response.json() if response is not None else None
+    except ValueError:  # not JSON: the status says enough
+        answer = None
+    errors = answer.get("errors") if isinstance(answer, dict) else None
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        detail = f": {errors[0].get('code', '')} {errors[0].get('message', '')}".rstrip()
     reason = response.reason if response is not None else ""
     return RegistryError(
         where,
