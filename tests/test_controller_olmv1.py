@@ -313,6 +313,19 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
         f"--docker-server={registry.address}", f"--docker-username={USER}",
         f"--docker-password={PASSWORD}",
     )  # fmt: skip
+    # a registry that is down first: Applied False with its answer, nothing written
+    down = {"ref": "docker://127.0.0.1:1/deppy/resolved", "tlsVerify": False}
+    api.patch("provisionerclasses", "olm-v1", {"parameters": {"resolvedCatalog": down}})
+    api.patch("instances", name, {"metadata": {"annotations": {"touched": "0"}}}, ns)
+
+    def not_published() -> dict[str, Any] | None:
+        found = api.get("instances", name, ns)
+        applied = condition(found, "Applied")
+        return found if applied and applied["reason"] == "ResolvedCatalogNotPublished" else None
+
+    applied = condition(wait_for("the registry's answer", not_published, log=controller), "Applied")
+    assert applied is not None and "127.0.0.1:1" in applied["message"]
+    assert api.get("clusterextensions", "self-node-remediation") is None
     resolved = {"ref": f"docker://{registry.address}/deppy/resolved", "tlsVerify": False,
                 "authSecret": "regcreds"}  # fmt: skip
     api.patch("provisionerclasses", "olm-v1", {"parameters": {"resolvedCatalog": resolved}})

@@ -217,6 +217,48 @@ def test_a_pasted_clusterextension_is_explained_then_resolved(
     driver.save_screenshot(str(shots / "08-clusterextension-resolved.png"))  # type: ignore[attr-defined]
 
 
+TOPOLOGY = """apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata:
+  name: topology
+spec:
+  namespace: rabbitmq
+  source:
+    sourceType: Catalog
+    catalog:
+      packageName: rabbitmq-messaging-topology-operator
+"""
+
+
+def test_the_resolve_page_says_what_olm_v1_refuses_and_shows_the_plan(
+    server: str, browser: object, shots: Path
+) -> None:
+    """A ClusterExtension whose bundle declares a dependency: the page says OLM v1 refuses it as
+    written (OLM v1's message, the way out) and shows the ClusterExtension plan to apply."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(f"{server}/#/resolve")  # type: ignore[attr-defined]
+    wait_for(driver, "#resolve-form")
+    driver.find_element(By.CSS_SELECTOR, "#olmv1 summary").click()  # type: ignore[attr-defined]
+    area = wait_for(driver, "#clusterextension")
+    area.send_keys(TOPOLOGY)  # type: ignore[attr-defined]
+    driver.find_element(By.ID, "clusterextension-button").click()  # type: ignore[attr-defined]
+    verdict = wait_for(driver, "#olmv1-verdict")
+    text = verdict.text  # type: ignore[attr-defined]
+    assert "OLM v1 refuses part of this plan as written" in text
+    assert "has a dependency declared via property" in text and "--resolved-catalog" in text
+    rows = driver.find_elements(By.CSS_SELECTOR, "#olmv1-extensions tbody tr")  # type: ignore[attr-defined]
+    cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert [c[0] for c in cells] == ["rabbitmq-cluster-operator", "topology"]
+    assert cells[0][4] == "topology" and cells[0][5] == "yes"
+    driver.find_element(By.ID, "olmv1-plan-button").click()  # type: ignore[attr-defined]
+    plan = wait_for(driver, "#olmv1-plan:not([hidden])")
+    assert "kind: ClusterExtension" in plan.text  # type: ignore[attr-defined]
+    assert "deppy.io/olm-v1-refusal" in plan.text  # type: ignore[attr-defined]
+    driver.save_screenshot(str(shots / "09-clusterextension-olmv1-verdict.png"))  # type: ignore[attr-defined]
+
+
 def test_a_package_description_reads_as_formatted_text(
     server: str, browser: object, shots: Path
 ) -> None:

@@ -11,11 +11,13 @@ predicate, so the words match OLM v1's word for word.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deppy.catalog.model import Bundle
+from deppy.catalog.file_values import plain
+from deppy.catalog.model import Bundle, Property
+from deppy.catalog.properties import annotation_properties
 
 DEPENDENCY_PROPERTIES = ("olm.package.required", "olm.gvk.required", "olm.constraint")
 # the part of OLM v1's message that tells this validation apart in a ClusterExtension's status
@@ -56,11 +58,27 @@ def refusal_of_types(bundle: str, property_types: Iterable[str]) -> Refusal | No
     return Refusal(bundle, declared[0], tuple(sorted(set(declared))))
 
 
+def declared_properties(bundle: Bundle) -> tuple[Property, ...]:
+    """The properties the catalog declares for the bundle, without those the loader added from
+    the CSV's olm.properties annotation (appended last, only when not declared): OLM v1 reads
+    the catalog's own list, and a resolved catalog keeps it as written."""
+    props = bundle.properties
+    metadata = plain(bundle.csv_metadata) if bundle.csv_metadata is not None else None
+    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+    annotated, _ = annotation_properties(annotations)
+    for cut in range(min(len(annotated), len(props)), 0, -1):
+        head = props[:-cut]
+        added = list(dict.fromkeys(p for p in annotated if p not in head))
+        if list(props[-cut:]) == added:
+            return head
+    return props
+
+
 def refusal_of(bundle: Bundle | None) -> Refusal | None:
     """None when OLM v1 installs ``bundle`` (or when deppy has no properties for it)."""
     if bundle is None:
         return None
-    return refusal_of_types(bundle.name, (p.type for p in bundle.properties))
+    return refusal_of_types(bundle.name, (p.type for p in declared_properties(bundle)))
 
 
 def refused_property(message: str) -> str | None:
@@ -77,6 +95,7 @@ __all__ = [
     "DEPENDENCY_PROPERTIES",
     "REFUSAL_MARK",
     "Refusal",
+    "declared_properties",
     "refusal_of",
     "refusal_of_types",
     "refused_property",

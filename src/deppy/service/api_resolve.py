@@ -176,6 +176,43 @@ async def resolve_graph(request: Request, timeout: Timeout = None) -> Response:
     )
 
 
+@router.post(
+    "/resolve/clusterextensions",
+    summary="An OLM v1 request's plan as ClusterExtension YAML (= -o clusterextensions)",
+    openapi_extra={"requestBody": RESOLVE_BODY},
+    responses={
+        200: {
+            "description": "The plan, in install order, each ClusterExtension annotated with "
+            "whether OLM v1 installs it as written (a resolved catalog is the CLI's and the "
+            "controller's to publish: the service holds no registry credentials)",
+            "content": {"application/yaml": {"schema": {"type": "string"}}},
+        },
+        **problems(400, 409, 413, 415, 422, 503),
+    },
+)
+async def resolve_clusterextensions(request: Request, timeout: Timeout = None) -> Response:
+    service = service_of(request)
+    body = await request.body()
+    content_type = request.headers.get("content-type", "")
+    resolution = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    if resolution.request.rules != "olmv1":
+        raise Problem(
+            422, "not an OLM v1 request: no ClusterExtension", fix="send ClusterExtension YAML"
+        )
+    if not resolution.resolved:
+        raise Problem(
+            409, "no plan: the request does not resolve", fix="POST /resolve explains why"
+        )
+    try:
+        documents = build_plan(resolution).documents()
+    except InputError as error:
+        raise Problem.of(error) from None
+    import yaml
+
+    text = yaml.safe_dump_all(documents, sort_keys=False)
+    return Response(text, media_type="application/yaml")
+
+
 def _cluster(ocp: str | None, kube: str | None) -> ClusterFacts:
     return ClusterFacts(
         parse_version(ocp, "query.ocpVersion", tolerant=True) if ocp else None,

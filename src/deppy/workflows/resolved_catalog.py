@@ -27,10 +27,10 @@ import orjson
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.file_values import plain
 from deppy.catalog.model import Bundle, Property
+from deppy.catalog.olmv1_validation import declared_properties
 from deppy.catalog.properties import (
     GVK_REQUIRED,
     PACKAGE_REQUIRED,
-    annotation_properties,
     gvk_of,
     requirement_of,
 )
@@ -56,22 +56,6 @@ class RefusedBundle:
     version: str
     catalog: str
     properties: tuple[str, ...]
-
-
-def declared_properties(bundle: Bundle) -> tuple[Property, ...]:
-    """The properties the catalog declares for the bundle, without those the loader added from
-    the CSV's olm.properties annotation (appended last, only when not declared): OLM v1 reads
-    the catalog's own list, and a resolved catalog keeps it as written."""
-    props = bundle.properties
-    metadata = plain(bundle.csv_metadata) if bundle.csv_metadata is not None else None
-    annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-    annotated, _ = annotation_properties(annotations)
-    for cut in range(min(len(annotated), len(props)), 0, -1):
-        head = props[:-cut]
-        added = list(dict.fromkeys(p for p in annotated if p not in head))
-        if list(props[-cut:]) == added:
-            return head
-    return props
 
 
 def _refused_types(bundle: Bundle | None) -> tuple[str, ...]:

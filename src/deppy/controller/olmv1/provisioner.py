@@ -154,7 +154,7 @@ def apply_instance(runtime: Runtime, instance: Body, unit: str, provisioner: Bod
             )
         except RegistryError as error:
             problems.append((NOT_PUBLISHED, str(error)))
-            registry_down = True
+            registry_down = error.retriable  # down, timing out, 5xx: tried again with backoff
         except InputError as error:
             problems.append((NOT_PUBLISHED, str(error)))
         except _Refused as refused:

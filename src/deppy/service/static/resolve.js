@@ -149,6 +149,31 @@ function selectionView(data) {
   ];
 }
 
+// OLM v1: whether OLM v1 installs each ClusterExtension of the plan as written (it refuses a
+// bundle that declares a dependency), and the plan itself as YAML to kubectl apply.
+function olmv1View(olmv1, text) {
+  const rows = olmv1.extensions.map((e) => [
+    e.name, e.package, e.version, e.catalog, e.requiredBy || "—",
+    e.installsAsWritten ? "yes" : h("span", { class: "refused" }, `no: ${e.refusal.message}`),
+  ]);
+  const plan = h("pre", { id: "olmv1-plan", hidden: true });
+  const button = h("button", { type: "button", class: "small", id: "olmv1-plan-button", onclick: async () => {
+    try {
+      plan.textContent = await postText("/resolve/clusterextensions", text);
+    } catch (error) {
+      plan.textContent = `${error.message}`;
+    }
+    plan.hidden = false;
+  } }, "Show the ClusterExtension plan");
+  return h("section", { id: "olmv1-verdict" },
+    h("h2", {}, "What OLM v1 does with the plan"),
+    h("p", { role: "status", class: olmv1.installsAsWritten ? "ok" : "warning" },
+      olmv1.installsAsWritten ? "OLM v1 installs every ClusterExtension of this plan as written."
+        : `OLM v1 refuses part of this plan as written. Way out: ${olmv1.wayOut}`),
+    h("div", { id: "olmv1-extensions" }, table(["ClusterExtension", "Package", "Version", "Catalog", "Needed by", "OLM v1 installs it"], rows)),
+    h("div", { class: "actions" }, button), plan);
+}
+
 function explanationView(state, explanation) {
   const list = (items, render = (x) => x) => h("ul", {}, items.map((x) => h("li", {}, render(x))));
   const suggestions = explanation.suggestions.map((s) => {
@@ -182,6 +207,7 @@ export async function resolvePage(query) {
       : await post("/resolve/graph", activeResolution(state));
     for (const warning of data.resolution.warnings) result.append(h("p", { class: "muted" }, `Warning: ${warning}`));
     if (data.resolution.resolved) result.append(...selectionView(data));
+    if (data.resolution.resolved && data.resolution.olmv1) result.append(olmv1View(data.resolution.olmv1, state.clusterExtension));
     else result.append(explanationView(state, data.resolution.explanation));
   } catch (error) {
     result.append(problemBox(error));
