@@ -14,24 +14,14 @@ import pytest
 import yaml
 
 from tests.conftest import shared_path
+from tests.olmv1_objects import TOPOLOGY
 from tests.registry import Registry, registry_for_tests, unpacked_configs
 from tests.workflow_helpers import run
 
 COMMUNITY = f"{shared_path('catalogs', 'community-operators-prod-v4.18')}=community"
 PACKAGE = "rabbitmq-messaging-topology-operator"
 DEPENDENCIES = ("olm.package.required", "olm.gvk.required", "olm.constraint")
-REQUEST = f"""\
-apiVersion: olm.operatorframework.io/v1
-kind: ClusterExtension
-metadata:
-  name: topology
-spec:
-  namespace: rabbitmq
-  source:
-    sourceType: Catalog
-    catalog:
-      packageName: {PACKAGE}
-"""
+REQUEST = TOPOLOGY
 
 
 @pytest.fixture(scope="module")

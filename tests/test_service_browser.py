@@ -15,6 +15,7 @@ import pytest
 
 from tests.chromium import ARTIFACTS, chromium, needs_chromium
 from tests.conftest import free_port
+from tests.olmv1_objects import TOPOLOGY
 from tests.service_support import store_app
 
 pytestmark = needs_chromium
@@ -215,19 +216,6 @@ def test_a_pasted_clusterextension_is_explained_then_resolved(
     rows = driver.find_elements(By.CSS_SELECTOR, "#selection tbody tr")  # type: ignore[attr-defined]
     assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["0.13.0"]
     driver.save_screenshot(str(shots / "08-clusterextension-resolved.png"))  # type: ignore[attr-defined]
-
-
-TOPOLOGY = """apiVersion: olm.operatorframework.io/v1
-kind: ClusterExtension
-metadata:
-  name: topology
-spec:
-  namespace: rabbitmq
-  source:
-    sourceType: Catalog
-    catalog:
-      packageName: rabbitmq-messaging-topology-operator
-"""
 
 
 def test_the_resolve_page_says_what_olm_v1_refuses_and_shows_the_plan(

@@ -148,6 +148,13 @@ async def resolve(
     return cli_json(resolution_data(resolution, verbose=verbose))
 
 
+async def _resolved(request: Request, timeout: float | None) -> Resolution:
+    """The request's body resolved in a solver slot (off the event loop)."""
+    body = await request.body()
+    content_type = request.headers.get("content-type", "")
+    return await run_in_threadpool(_resolve, service_of(request), body, content_type, timeout)
+
+
 @router.post(
     "/resolve/graph",
     summary="Resolve, with who brought in whom as a graph (JSON and SVG)",
@@ -162,10 +169,7 @@ async def resolve(
     },
 )
 async def resolve_graph(request: Request, timeout: Timeout = None) -> Response:
-    service = service_of(request)
-    body = await request.body()
-    content_type = request.headers.get("content-type", "")
-    resolution = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    resolution = await _resolved(request, timeout)
     graph = resolution_graph(resolution)
     return cli_json(
         {
@@ -191,10 +195,7 @@ async def resolve_graph(request: Request, timeout: Timeout = None) -> Response:
     },
 )
 async def resolve_clusterextensions(request: Request, timeout: Timeout = None) -> Response:
-    service = service_of(request)
-    body = await request.body()
-    content_type = request.headers.get("content-type", "")
-    resolution = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    resolution = await _resolved(request, timeout)
     if resolution.request.rules != "olmv1":
         raise Problem(
             422, "not an OLM v1 request: no ClusterExtension", fix="send ClusterExtension YAML"
