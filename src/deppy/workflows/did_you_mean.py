@@ -78,7 +78,10 @@ def with_names_suggested(
         if source.has_package(requirement.package):
             continue  # a catalog has it: not a name to correct
         shown = 0
-        for name, display in closest_packages(chosen, requirement.package):
+        meant_names = closest_packages(chosen, requirement.package)
+        if requirement.extension is not None:
+            meant_names = _close_only(requirement.package, meant_names)
+        for name, display in meant_names:
             if shown == SHOWN:
                 break
             meant = f"{name} ({display})" if display and display != name else name
@@ -102,6 +105,22 @@ def with_names_suggested(
                     shown += 1
                     break
     return _with(resolution, explanation, found)
+
+
+CLOSE = 0.8  # spelling similarity (difflib's ratio) of a name offered after the best one
+
+
+def _close_only(asked: str, found: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The best guess, and the others only where they are spelled much like ``asked`` or
+    its words are their display name: a ClusterExtension names one package, and a search hit
+    on a word ("operator") is seldom the one meant."""
+    words = asked.replace("-", " ").replace("_", " ").casefold()
+    return found[:1] + [
+        (name, display)
+        for name, display in found[1:]
+        if difflib.SequenceMatcher(None, asked, name).ratio() >= CLOSE
+        or display.casefold() == words
+    ]
 
 
 def _with(resolution: Resolution, explanation: Explanation, found: list[Suggestion]) -> Resolution:
