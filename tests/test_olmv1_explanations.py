@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -148,16 +149,28 @@ def test_version_ways_out_are_the_nearest_on_both_sides(tmp_path: Path) -> None:
     assert "0.6.0" not in values
 
 
-def test_package_name_ways_out_are_close_matches_only(tmp_path: Path) -> None:
-    """A search hit on a word of the name ("operator") is not the package meant."""
+@pytest.mark.parametrize(
+    ("names", "asked", "meant"),
+    [
+        (("argocd-operator", "etcd-operator", "grafana-operator"), "argocd-operatr",
+         "argocd-operator"),
+        (("ack-s3-controller", "ack-ssm-controller", "ack-sqs-controller"), "ack-s3-controllr",
+         "ack-s3-controller"),
+    ],
+)  # fmt: skip
+def test_package_name_ways_out_are_close_matches_only(
+    tmp_path: Path, names: tuple[str, ...], asked: str, meant: str
+) -> None:
+    """Neither a search hit on a word of the name ("operator") nor a name sharing a long
+    suffix is the package meant."""
     objs = []
-    for name in ("argocd-operator", "etcd-operator", "grafana-operator"):
+    for name in names:
         objs += [package(name, "stable"), channel(name, "stable", entry(f"{name}.v1.0.0"))]
         objs.append(bundle(name, "1.0.0"))
     catalog = f"{write_catalog(tmp_path / 'main', objs)}=main"
-    doc = cluster_extension("ext", "argocd-operatr", None)
+    doc = cluster_extension("ext", asked, None)
     values = [s["change"]["value"] for s in json_ways_out(tmp_path, [doc], "--catalog", catalog)]
-    assert values == ["argocd-operator"]
+    assert values == [meant]
 
 
 def test_selfcertified_that_needs_an_api_no_catalog_has_is_explained(tmp_path: Path) -> None:

@@ -108,18 +108,26 @@ def with_names_suggested(
 
 
 CLOSE = 0.8  # spelling similarity (difflib's ratio) of a name offered after the best one
+AS_CLOSE = 0.05  # ... and at most this much less similar than the best one
 
 
 def _close_only(asked: str, found: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The best guess, and the others only where they are spelled much like ``asked`` or
-    its words are their display name: a ClusterExtension names one package, and a search hit
-    on a word ("operator") is seldom the one meant."""
+    """The best guess, and the others only where they are spelled about as much like
+    ``asked`` as it is, or its words are their display name: a ClusterExtension names one
+    package, and neither a search hit on a word ("operator") nor a name sharing a long suffix
+    ("ack-ssm-controller" for "ack-s3-controllr") is likely the one meant."""
+    if not found:
+        return []
     words = asked.replace("-", " ").replace("_", " ").casefold()
+
+    def ratio(name: str) -> float:
+        return difflib.SequenceMatcher(None, asked, name).ratio()
+
+    floor = max(CLOSE, ratio(found[0][0]) - AS_CLOSE)
     return found[:1] + [
         (name, display)
         for name, display in found[1:]
-        if difflib.SequenceMatcher(None, asked, name).ratio() >= CLOSE
-        or display.casefold() == words
+        if ratio(name) >= floor or display.casefold() == words
     ]
 
 
