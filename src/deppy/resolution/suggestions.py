@@ -257,7 +257,8 @@ class ChangeExtension:
 
     @property
     def new_name(self) -> str:
-        return str(self.value) if self.path == "packageName" else f"{self.terms.name}-new"
+        """The new ClusterExtension's name: the package's, as deppy's own plans name them."""
+        return str(self.value)
 
     def _edit(self) -> str:
         path = f"spec.source.catalog.{self.path}"
