@@ -93,7 +93,9 @@ def test_the_sample_clusterextension_and_a_way_out_deppy_saw_work() -> None:
     assert code == 1
     assert 'no bundles found for package "argocd-operator" matching version "0.6.0"' in out
     assert "catalog operatorhubio (priority 0): " in out
-    assert 'set spec.source.catalog.version: "0.18.0" in ClusterExtension argocd' in out
+    # the nearest versions on both sides of 0.6.0, not the newest
+    assert 'set spec.source.catalog.version: "0.5.0" in ClusterExtension argocd' in out
+    assert 'set spec.source.catalog.version: "0.7.0" in ClusterExtension argocd' in out
 
 
 def test_a_tie_suggests_a_selector_naming_one_catalog(tmp_path: Path) -> None:
@@ -154,9 +156,9 @@ def test_clustercatalog_priority_and_availability(tmp_path: Path) -> None:
             "unknown policy",
         ),
         (
-            {"catalog": {"selector": {"matchLabels": {"env": "prod"}}}},
-            "spec.source.catalog.selector",
-            "matches no ClusterCatalog",
+            {"catalog": {"selector": {"matchExpressions": [{"key": "a", "operator": "Is"}]}}},
+            "spec.source.catalog.selector.matchExpressions[0].operator",
+            "not a valid label selector operator",
         ),
         ({"catalog": {"channels": "stable"}}, "spec.source.catalog.channels", "expected a list"),
         (

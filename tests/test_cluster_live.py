@@ -395,4 +395,4 @@ def test_a_clusterextension_request_takes_the_live_clustercatalogs(
         _apply(olm.kube, [cluster_catalog("mirror", mirror_base, "bronze", 0, "Unavailable")])
         data = _json(ask({"matchLabels": {"tier": "bronze"}}))
         assert not data["resolved"]
-        assert "no ClusterCatalog was selected" in json.dumps(data["explanation"])
+        assert "ClusterCatalog mirror is Unavailable" in json.dumps(data["explanation"])

@@ -157,6 +157,16 @@ _SHORT_REASONS = (
     (r"^only other bundles of (\S+) provide the API .*$", r"only \1 itself provides it"),
     (r"^no bundle in any catalog carries the label .*$", "no catalog has it"),
     (r"^no version of \S+ is in range .*; available: (.*)$", r"catalogs have only \1"),
+    # OLM v1 walked no catalog: why matters more than the words of its message
+    (
+        r'^(.*no bundles found for package "[^"]*").* \((ClusterCatalogs? .*Unavailable):.*\)$',
+        r"\2, so \1",
+    ),
+    (
+        r'^(.*no bundles found for package "[^"]*").* \((the selector matches no ClusterCatalog)'
+        r".*\)$",
+        r"\2, so \1",
+    ),
 )
 
 

@@ -31,8 +31,9 @@ class ExtensionTerms:
     """What one ClusterExtension asks beyond a package name, in OLM v1's own terms.
 
     ``catalogs`` are the ClusterCatalogs its selector chose (available ones only), with their
-    priorities; ``installed`` is its ``status.install.bundle``; ``constraint`` its
-    ``spec.source.catalog.version`` (None: any version).
+    priorities; ``unavailable`` those it chose that are ``Unavailable`` (OLM v1 walks none of
+    them, and an explanation says so); ``installed`` is its ``status.install.bundle``;
+    ``constraint`` its ``spec.source.catalog.version`` (None: any version).
     """
 
     name: str
@@ -43,6 +44,7 @@ class ExtensionTerms:
     catalogs: tuple[CatalogChoice, ...] = ()
     # available catalogs its selector leaves out: where a way out may look
     unselected: tuple[CatalogChoice, ...] = ()
+    unavailable: tuple[CatalogChoice, ...] = ()
     namespace: str | None = None
     service_account: str | None = None
     # the ClusterExtension as written: a plan keeps every field deppy does not decide

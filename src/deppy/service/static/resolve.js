@@ -10,6 +10,17 @@ const FIELDS = {
   exclude: [["type", "Property type"], ["value", "Value"]],
 };
 const APPLICABLE = new Set(["replace-requirement", "drop-requirement", "drop-installed", "lift-exclusion", "set-cluster", "add-source"]);
+// OLM v1 ways out edit the pasted objects; the service makes the edit (it reads YAML).
+const OLMV1_CHANGES = new Set(["change-extension", "new-extension", "change-catalog"]);
+
+async function tryOlmv1Change(state, change, item) {
+  try {
+    const edited = await post("/olmv1/changed", { objects: state.clusterExtension, change });
+    go({ ...state, clusterExtension: edited.objects });
+  } catch (error) {
+    item.append(problemBox(error));
+  }
+}
 
 // The request as the form holds it; the hash keeps it, so a result can be linked and reloaded.
 function fromQuery(query) {
@@ -180,9 +191,10 @@ function explanationView(state, explanation) {
     const text = typeof s === "string" ? s : s.text;
     const change = typeof s === "string" ? null : s.change;
     const item = h("li", {}, text);
-    if (change && APPLICABLE.has(change.kind)) {
+    const olmv1 = change && state.clusterExtension && OLMV1_CHANGES.has(change.kind);
+    if (change && (APPLICABLE.has(change.kind) || olmv1)) {
       item.append(h("button", { type: "button", class: "small suggestion", "data-kind": change.kind,
-        onclick: () => go(applyChange(state, change)) }, "Try this"));
+        onclick: () => (olmv1 ? tryOlmv1Change(state, change, item) : go(applyChange(state, change))) }, "Try this"));
     }
     return item;
   });

@@ -40,6 +40,7 @@ from deppy.cluster import ClusterState
 from deppy.cluster.objects import describe, name_of, text
 from deppy.errors import DeppyError
 from deppy.resolution.olmv1_catalogs import catalog_from_object
+from deppy.resolution.olmv1_rules import nothing_walked
 from deppy.resolution.request import (
     SELF_CERTIFIED,
     ClusterFacts,
@@ -129,6 +130,15 @@ class ExtensionPlanner:
                 )
                 continue
             upgrade = self.walk(requirement)
+            if not terms.catalogs:  # OLM v1 walks no catalog: the selector or availability
+                errors.append(
+                    _error(
+                        name,
+                        package,
+                        f"{KIND} {name}: {nothing_walked(terms)}; OLM v1 says: {upgrade.error}",
+                    )
+                )
+                continue
             if not self._has(requirement.package):
                 names = ", ".join(self.source.names()) or "none"
                 errors.append(
