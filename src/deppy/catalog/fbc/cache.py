@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from deppy.catalog.fbc.entry_checks import (
+    CHECKED,
     entry_stat,
     file_is_whole,
     read_entry,
@@ -56,6 +57,7 @@ _STALE_TEMPORARY_SECONDS: Final = 3600
 _CATALOG: Final = "catalog-"
 _FILE: Final = "file-"
 _TEMPORARY: Final = ".tmp-"
+_NOT_ENTRIES: Final = (_TEMPORARY, CHECKED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +128,7 @@ class ParsedCache:
         path = self.directory / (_CATALOG + key)
         if not self._is_entry(path):
             return None
-        try:
-            os.utime(path)  # recently used: the last to be evicted
-        except OSError:
+        if not _mark_used(path):
             return None
         return path
 
@@ -204,14 +204,14 @@ class ParsedCache:
                 os.unlink(entry.path)
             except OSError:
                 continue
-            if not entry.name.startswith(_TEMPORARY):
+            if not entry.name.startswith(_NOT_ENTRIES):
                 entries += 1
                 size += entry.size
         return ClearedCache(entries, size)
 
     def usage(self) -> ClearedCache:
         """The entries held now and their size."""
-        found = [e for e in self._entries() if not e.name.startswith(_TEMPORARY)]
+        found = [e for e in self._entries() if not e.name.startswith(_NOT_ENTRIES)]
         return ClearedCache(len(found), sum(e.size for e in found))
 
     def _is_entry(self, path: Path) -> bool:
@@ -230,8 +230,7 @@ class ParsedCache:
         if data is None:
             self._is_entry(path)  # removed when it is no entry at all
             return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # recently used: the last to be evicted
+        _mark_used(path)
         return data
 
     def _write(self, name: str, write: Callable[[Path], object]) -> None:
@@ -254,8 +253,9 @@ class ParsedCache:
         self._evict()
 
     def _forget(self, name: str) -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(self.directory / name)
+        for leftover in (name, CHECKED + name):  # the entry and the mark of its last check
+            with contextlib.suppress(OSError):
+                os.unlink(self.directory / leftover)
         with contextlib.suppress(OSError):
             os.rmdir(self.directory / name)  # a directory under an entry's name
 
@@ -267,7 +267,7 @@ class ParsedCache:
             if entry.name.startswith(_TEMPORARY):
                 if now - entry.used > _STALE_TEMPORARY_SECONDS:  # left by a killed run
                     self._forget(entry.name)
-            else:
+            elif not entry.name.startswith(CHECKED):
                 kept.append(entry)
         total = sum(e.size for e in kept)
         if total <= self.max_bytes:
@@ -283,16 +283,28 @@ class ParsedCache:
         try:
             with os.scandir(self.directory) as it:
                 for item in it:
-                    if not item.name.startswith((_CATALOG, _FILE, _TEMPORARY)):
+                    if not item.name.startswith((_CATALOG, _FILE, _TEMPORARY, CHECKED)):
                         continue
                     try:
                         stat = item.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    found.append(_Entry(item.name, item.path, stat.st_size, stat.st_mtime))
+                    used = max(stat.st_atime, stat.st_mtime)  # see _mark_used
+                    found.append(_Entry(item.name, item.path, stat.st_size, used))
         except OSError:
             return []
         return found
+
+
+def _mark_used(path: Path) -> bool:
+    """Mark an entry recently used (the last to be evicted) by its access time alone: its
+    modification time is part of the version its integrity check was made for
+    (``entry_checks.sqlite_is_whole``), so a read never costs the next run a full check."""
+    try:
+        os.utime(path, ns=(time.time_ns(), os.lstat(path).st_mtime_ns), follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        return False
+    return True
 
 
 def may_fork() -> bool:
