@@ -125,3 +125,37 @@ def test_verbose_names_an_empty_request_as_no_candidates_not_a_dependency() -> N
         "  - required package prometheus-operator has no candidate bundle for "
         "prometheus-operator 99.0.0"
     ) in out
+
+
+def test_the_resolution_graph_keeps_versions_whole_and_labels_apart() -> None:
+    """Two edges into one bundle (a package and an API it provides) had their labels drawn on
+    each other; a long package name cut the version off its node."""
+    from xml.etree import ElementTree
+
+    from deppy.service.svg import resolution_graph_svg
+
+    name = "a-rather-long-operator-name-for-a-package"
+    graph = {
+        "nodes": [
+            {"id": "required/0", "kind": "required", "label": "top"},
+            {"id": "t", "kind": "bundle", "order": 2, "label": "top 1.0.0", "catalog": "c",
+             "package": "top", "bundle": "top.v1.0.0", "action": "install"},
+            {"id": "b", "kind": "bundle", "order": 1, "label": f"{name} 12.34.56-rc.1",
+             "catalog": "c", "package": name, "bundle": "b.v12",
+             "action": "upgrade 1.0.0 → 12.34.56-rc.1"},
+        ],
+        "edges": [
+            {"from": "required/0", "to": "t", "kind": "required", "need": "top"},
+            {"from": "t", "to": "b", "kind": "dependency", "need": f"package {name} >=1.0.0"},
+            {"from": "t", "to": "b", "kind": "dependency", "need": "API Thing (example.com/v1)"},
+        ],
+    }  # fmt: skip
+    svg = ElementTree.fromstring(resolution_graph_svg(graph))
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [t.text or "" for t in svg.iter(f"{ns}text")]
+    assert f"#1 {name} 12.34.56-rc.1" in texts
+    labels = [t for t in svg.iter(f"{ns}text") if t.get("class") == "lbl"]
+    into_b = [t for t in labels if (t.text or "").startswith(("package", "API"))]
+    assert len(into_b) == 2
+    assert into_b[0].get("y") != into_b[1].get("y")
+    assert abs(float(into_b[0].get("y", 0)) - float(into_b[1].get("y", 0))) >= 12
