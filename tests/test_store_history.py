@@ -125,3 +125,31 @@ def test_earlier_contents_are_read_only_and_go_with_their_catalog(release: Path)
     assert code == 2 and "no stored catalog has this name" in err
     code, _, err = deppy("search", "--catalog", "rel@1")
     assert code == 2
+
+
+def test_fleet_since_reads_the_catalog_as_it_was_before_its_refresh(tmp_path: Path) -> None:
+    """``--since NAME@1``: the release a refresh replaced, under the catalog's own name (the
+    exports' Subscriptions name their source, ``redhat-operators``)."""
+    from deppy.workflows.fleet.inputs import cluster_refs
+    from deppy.workflows.fleet.plan import FleetSettings, Planner
+    from tests.test_fleet import EXCERPTS, _export
+
+    catalog = tmp_path / "redhat"
+    shutil.copytree(EXCERPTS / "node-observability-operator-older", catalog)
+    assert deppy("catalog", "add", "redhat-operators", catalog)[0] == 0
+    shutil.rmtree(catalog)
+    shutil.copytree(EXCERPTS / "v4.14-node-observability-operator", catalog)
+    assert deppy("catalog", "refresh", "redhat-operators")[0] == 0
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    _export(exports / "a.json", "node-observability-operator",
+            "node-observability-operator.v0.1.0", "0.1.0", "alpha")  # fmt: skip
+    settings = FleetSettings(catalogs=("redhat-operators",), since=("redhat-operators@1",))
+    (record,) = (Planner.load(settings).plan(r) for r in cluster_refs([str(exports)]))
+    assert record["since"]["updatesChanged"] == [
+        {
+            "package": "node-observability-operator",
+            "before": None,
+            "after": "node-observability-operator.v0.2.0",
+        }
+    ]
