@@ -71,3 +71,19 @@ def test_the_upgrades_page_says_a_cross_channel_update_in_words(
     assert "Only by switching channel" in headings
     assert "CrossChannelUpdateFound" not in driver.find_element(By.ID, "view").text  # type: ignore[attr-defined]
     driver.save_screenshot(str(shots / "r5-02-upgrades.png"))  # type: ignore[attr-defined]
+
+
+def test_the_resolve_page_says_which_newer_dependency_was_passed_over(
+    server: str, browser: object
+) -> None:
+    driver = browser
+    saved = {
+        "required": [{"name": "rabbitmq-messaging-topology-operator"}],
+        "cluster": {"kubernetesVersion": "1.20.2"},
+    }
+    driver.get(f"{server}/#/resolve?r={quote(json.dumps(saved))}")  # type: ignore[attr-defined]
+    wait_for(driver, "#result .ok")
+    text = wait_for(driver, "#selection").text  # type: ignore[attr-defined]
+    assert (
+        "not the newest 2.22.3: rabbitmq-cluster-operator 2.22.3 needs Kubernetes 1.26.0 or newer"
+    ) in text
