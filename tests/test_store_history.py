@@ -106,6 +106,9 @@ def test_the_number_kept_is_the_users_and_the_catalog_itself_is_never_pruned(
     assert code == 0 and "dropped 2 earlier contents of rel" in err
     assert names("catalog", "history", "rel") == ["rel"]
     assert "release-5" in names("search", "--catalog", "rel")
+    monkeypatch.setenv("DEPPY_CATALOG_HISTORY", "two")
+    code, _, err = deppy("catalog", "refresh", "rel")
+    assert code == 2 and err.startswith("deppy: error: $DEPPY_CATALOG_HISTORY: 'two' is not")
     monkeypatch.setenv("DEPPY_CATALOG_HISTORY", "0")
     assert "kept as" not in next_release(release, 6)
     assert names("catalog", "history", "rel") == ["rel"]

@@ -148,15 +148,30 @@ def _table(stored: list[StoredCatalog]) -> list[str]:
 
 
 KEEP_VARIABLE = "DEPPY_CATALOG_HISTORY"
+KEPT_BY_DEFAULT = 3
 _KEEP = click.option(
     "--keep",
     type=click.IntRange(min=0),
-    default=3,
-    show_default=True,
-    envvar=KEEP_VARIABLE,
+    default=None,
     help="How many earlier contents of the catalog to keep (NAME@1 the most recent); "
-    f"0 keeps none. Also ${KEEP_VARIABLE}.",
+    f"0 keeps none. Default: ${KEEP_VARIABLE}, else {KEPT_BY_DEFAULT}.",
 )
+
+
+def _kept(keep: int | None) -> int:
+    """``--keep``, else ``$DEPPY_CATALOG_HISTORY``, else the default."""
+    if keep is not None:
+        return keep
+    value = os.environ.get(KEEP_VARIABLE, "").strip()
+    if not value:
+        return KEPT_BY_DEFAULT
+    if not value.isascii() or not value.isdigit():
+        raise InputError(
+            f"${KEEP_VARIABLE}",
+            f"{value!r} is not a number of earlier contents to keep",
+            "set it to 0 or more, or unset it",
+        )
+    return int(value)
 
 
 @catalog_group.command("history")
@@ -201,10 +216,11 @@ def remove_cmd(name: str) -> None:
 @catalog_group.command("refresh")
 @click.argument("name")
 @_KEEP
-def refresh_cmd(name: str, keep: int) -> None:
+def refresh_cmd(name: str, keep: int | None) -> None:
     """Read the stored catalog NAME again from its path (or URL) and replace it in one step;
     what it held before is kept as NAME@1 (see 'deppy catalog history NAME')."""
     store = Store()
+    keep = _kept(keep)
     before = _current(store, name, "is kept as it was, never read again")
     with _progress() as steps:
         catalog = steps.read(before.path, name, before.priority)
