@@ -577,7 +577,7 @@ def _path_facts(path: Path, store: Path | None, report: Report | None) -> Catalo
 
 def _cached_facts(path: Path, cache: ParsedCache, report: Report | None) -> CatalogFacts | None:
     key = cache.catalog_key(path, path.name, 0)
-    entry = cache.catalog_file(key) if key is not None else None
+    entry = cache.catalog_file_or_wait(key) if key is not None else None
     if key is None or entry is None:
         return None
     from deppy.store.cache_entries import CachedCatalog

@@ -26,7 +26,7 @@ async function tryOlmv1Change(state, change, item) {
 function fromQuery(query) {
   const saved = query.get("r");
   if (saved) {
-    try { return JSON.parse(saved); } catch { /* a hand-edited link: start from the rest */ }
+    try { return normalised(JSON.parse(saved)); } catch { /* a hand-edited link: start from the rest */ }
   }
   const state = { required: [], installed: [], exclude: [], cluster: {}, sources: [] };
   for (const spec of query.getAll("require")) {
@@ -38,6 +38,29 @@ function fromQuery(query) {
     state.installed.push({ name, version, channel: "" });
   }
   if (!state.required.length && !state.installed.length) state.required.push({ name: "", versionRange: "", channel: "" });
+  return state;
+}
+
+// A saved request as the form needs it, whatever a link carries: lists of rows of text (a
+// link written by hand or by another tool may leave any of them out, or hold something else).
+function normalised(saved) {
+  const given = saved && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
+  const rows = (kind) => (Array.isArray(given[kind]) ? given[kind] : [])
+    .filter((row) => row && typeof row === "object" && !Array.isArray(row))
+    .map((row) => Object.fromEntries(FIELDS[kind].map(([key]) => [key, typeof row[key] === "string" ? row[key] : ""])));
+  const cluster = given.cluster && typeof given.cluster === "object" && !Array.isArray(given.cluster) ? given.cluster : {};
+  const state = {
+    required: rows("required"),
+    installed: rows("installed"),
+    exclude: rows("exclude"),
+    cluster: Object.fromEntries(["openshiftVersion", "kubernetesVersion"]
+      .filter((key) => typeof cluster[key] === "string").map((key) => [key, cluster[key]])),
+    sources: (Array.isArray(given.sources) ? given.sources : []).filter((s) => typeof s === "string"),
+  };
+  if (typeof given.clusterExtension === "string") state.clusterExtension = given.clusterExtension;
+  if (!state.required.length && !state.installed.length && !state.clusterExtension) {
+    state.required.push({ name: "", versionRange: "", channel: "" });
+  }
   return state;
 }
 

@@ -48,7 +48,7 @@ export async function upgradesPage(query) {
       if (r.channel && r.channel.updates.length) parts.push(channelBlock(r, r.channel, `In channel ${r.channel.channel}`));
       else parts.push(h("p", {}, tag("up to date", "good"), " in its channel"));
       if (r.crossChannelUpdateFound) {
-        parts.push(h("h3", {}, "Only by switching channel (CrossChannelUpdateFound)"));
+        parts.push(h("h3", {}, "Only by switching channel"));
         parts.push(h("div", { class: "cards" }, r.otherChannels.map((c) => channelBlock(r, c, `Channel ${c.channel}`))));
       }
     }
