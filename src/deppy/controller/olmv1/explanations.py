@@ -33,6 +33,7 @@ from deppy.explain import explanation_as_dict
 from deppy.resolution.answer import Resolution
 from deppy.resolution.olmv1_catalogs import ClusterCatalogFacts, catalog_from_object
 from deppy.resolution.olmv1_request import extension_from_object
+from deppy.resolution.olmv1_rules import nothing_walked
 from deppy.resolution.request import ResolutionRequest
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options
@@ -158,6 +159,11 @@ def _answer(runtime: Runtime, body: Body) -> tuple[str, bool]:
     request = request_of(body)
     terms = request.required[0].extension
     names = [c.name for c in terms.catalogs] if terms is not None else []
+    if terms is not None and not names:  # the selector walks no catalog: say which and why
+        return (
+            f"deppy: {nothing_walked(terms)}; a selector naming one, or none, is the way out",
+            False,
+        )
     view = runtime.cache.view(names) if names else None
     source = view.source if view is not None else None
     if view is None or source is None:
