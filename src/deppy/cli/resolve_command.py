@@ -324,6 +324,8 @@ def resolve_cmd(
             )
             for note in refusal_notes(plan.extensions):
                 warn(note)
+            if plan.published is not None and plan.published.note:
+                warn(plan.published.note)
         if output == "clusterextensions":
             raise SystemExit(print_clusterextensions(resolution, plan))
         facts: list[tuple[str, str]] = []

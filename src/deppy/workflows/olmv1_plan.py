@@ -244,9 +244,11 @@ class PublishedCatalog:
     image: str
     bundles: frozenset[str]
     document: Mapping[str, Any] = field(compare=False)
+    note: str | None = None  # what is left to do before OLM v1 can pull it
 
     def as_dict(self) -> dict[str, Any]:
-        return {"clusterCatalog": self.name, "image": self.image, "bundles": sorted(self.bundles)}
+        found = {"clusterCatalog": self.name, "image": self.image, "bundles": sorted(self.bundles)}
+        return found | ({"note": self.note} if self.note else {})
 
 
 @dataclass(frozen=True, slots=True)

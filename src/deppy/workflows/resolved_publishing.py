@@ -47,7 +47,14 @@ def publish_resolved(
         return None
     published = publish(found.image(), destination, tls_verify=tls_verify, auth=auth)
     document = cluster_catalog_object(name, published.reference, labels=labels)
-    return PublishedCatalog(name, published.reference, frozenset(found.bundles), document)
+    note = None
+    if isinstance(destination, LayoutDestination):
+        note = (
+            f"{destination} is an OCI layout, which catalogd cannot pull: copy it to a registry "
+            f"(skopeo copy {destination.text} docker://HOST/REPO:{published.tag}) and set "
+            f"ClusterCatalog {name}'s spec.source.image.ref to HOST/REPO@{published.digest}"
+        )
+    return PublishedCatalog(name, published.reference, frozenset(found.bundles), document, note)
 
 
 def cli_publisher(dest: str, catalogs: BundleSource, *, tls_verify: bool) -> Publisher:
