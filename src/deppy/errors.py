@@ -136,6 +136,35 @@ def unusable_path(error: OSError) -> InputError | None:
     return InputError(where, "too many levels of symbolic links", "give a path that resolves")
 
 
+def special_file(mode: int) -> str | None:
+    """What a path that is neither a regular file nor a directory is (``os.stat``'s
+    ``st_mode``), as a message names it: reading it as a file would block (a FIFO waits for a
+    writer) or never end (``/dev/zero``); None for a file or a directory."""
+    import stat
+
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), None)
+
+
+def printable_path(path: str) -> str:
+    """A path as a message or a record can carry it: a name that is not UTF-8 (read from a
+    directory, the bytes kept as lone surrogates) with those bytes written as ``\\xff``."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = path.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate no file name leaves (from a JSON escape)
+            raw = path.encode("utf-8", "backslashreplace")
+        return raw.decode("utf-8", "backslashreplace")
+    return path
+
+
 def closest(name: str, choices: Iterable[str]) -> str | None:
     """The choice nearest to a misspelt ``name`` (``openshiftVerison`` → ``openshiftVersion``),
     or None when none is near enough to be a likely typo."""

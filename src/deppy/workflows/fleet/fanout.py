@@ -193,7 +193,9 @@ def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> No
     paths = [r.path for r in refs[:WARM_UP_CLUSTERS] if r.path is not None]
     os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths)
     try:  # the forkserver (and multiprocessing's resource tracker) inherit it as they start
-        forkserver.set_forkserver_preload([*PRELOAD, "deppy.workflows.fleet.warm_up"])
+        forkserver.set_forkserver_preload(
+            [*PRELOAD, "deppy.workflows.fleet.warm_up", "deppy.workflows.fleet.interrupt"]
+        )
         forkserver.ensure_running()
     finally:
         del os.environ[WARM_UP_VARIABLE]
