@@ -152,17 +152,17 @@ def special_file(mode: int) -> str | None:
 
 
 def printable_path(path: str) -> str:
-    """A path as a message or a record can carry it: a name that is not UTF-8 (read from a
-    directory, the bytes kept as lone surrogates) with those bytes written as ``\\xff``."""
+    """A path as a message, a record or a terminal can carry it: a name that is not UTF-8 (read
+    from a directory, the bytes kept as lone surrogates) with those bytes written as
+    ``\\xff``, and control characters (a newline, an escape sequence) escaped the same way."""
+    if path.isprintable():
+        return path
     try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        try:
-            raw = path.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:  # a surrogate no file name leaves (from a JSON escape)
-            raw = path.encode("utf-8", "backslashreplace")
-        return raw.decode("utf-8", "backslashreplace")
-    return path
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file name leaves (from a JSON escape)
+        raw = path.encode("utf-8", "backslashreplace")
+    text = raw.decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 def closest(name: str, choices: Iterable[str]) -> str | None:

@@ -53,7 +53,9 @@ _LOOP = "too many levels of symbolic links; give a path that resolves"
 def _problem(path: str, entry: os.DirEntry[str] | None = None) -> str | None:
     """Why the export at ``path`` cannot be read, seen without opening it; None when it can
     be tried (a regular file, or a link to nothing: that one's read says "no such file")."""
-    if printable_path(path) != path:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
         return _NOT_UTF8
     if entry is not None and entry.is_file(follow_symlinks=False):
         return None  # the common case, known from the listing without a system call
@@ -134,9 +136,11 @@ def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
 
 
 def _ref(index: int, name: str, path: str, problem: str | None) -> ClusterRef:
+    """The reference, named so that any report can print the name (a control character in a
+    file name reached the terminal)."""
     if problem is not None:
         return ClusterRef(index, printable_path(name), problem=problem)
-    return ClusterRef(index, name, path=path)
+    return ClusterRef(index, printable_path(name), path=path)
 
 
 def read_ref(ref: ClusterRef, kubeconfig: str | None) -> ClusterState:
