@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from deppy.errors import MAX_MESSAGE
 from deppy.resolution.request_parsing import parse_catalog
+from tests.olmv1_objects import cluster_extension
 from tests.test_fuzz import (
     DATA,
     HOSTILE,
@@ -31,24 +32,14 @@ DOOR_FACTOR = 3  # 3 x 3,000 examples per door in the long profile: 27,000 over 
 MORE = settings(max_examples=settings().max_examples * DOOR_FACTOR)
 CATALOG = f"{DATA / 'catalog'}=example"
 
-EXTENSION = b"""\
-apiVersion: olm.operatorframework.io/v1
-kind: ClusterExtension
-metadata: {name: observability}
-spec:
-  namespace: monitoring
-  serviceAccount: {name: installer}
-  source:
-    sourceType: Catalog
-    catalog:
-      packageName: observability-stack
-      version: ">=1.0, <2"
-      channels: [stable]
-      upgradeConstraintPolicy: CatalogProvided
-      selector: {matchLabels: {olm.operatorframework.io/metadata.name: example}}
-status: {install: {bundle: {name: observability-stack.v1.0.0, version: 1.0.0}}}
-"""
-CATALOG_DOCUMENT = b"""\
+EXTENSION = orjson.dumps(
+    cluster_extension(
+        "observability", "observability-stack", "1.0.0", namespace="monitoring",
+        version=">=1.0, <2", channels=["stable"], upgradeConstraintPolicy="CatalogProvided",
+        selector={"matchLabels": {"olm.operatorframework.io/metadata.name": "example"}},
+    )
+)  # fmt: skip
+CATALOG_DOCUMENT = b"""
 ---
 apiVersion: olm.operatorframework.io/v1
 kind: ClusterCatalog
