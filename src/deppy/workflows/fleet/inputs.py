@@ -20,7 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,7 +105,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
+def cluster_refs(arguments: Sequence[str]) -> list[ClusterRef]:
     """The clusters the arguments name, in order; a path that does not exist is an error of
     the command (nothing was planned yet), a file that cannot be read is a per-cluster error
     later."""
@@ -118,14 +118,16 @@ def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
             refs.append(ClusterRef(len(refs), argument, context=context))
             continue
         root = Path(argument)
+        # a cluster is named by its path under the argument (an export's own name, never the
+        # full path the argument may spell out); under the argument's own name when several
+        # arguments could hold the same names
+        prefix = root.resolve().name if len(arguments) > 1 else ""
         if root.is_dir():
-            shown = str(root)  # as the argument says it, normalised ("exports/" -> "exports")
             for relative, path, problem in _files(argument, str(root.resolve())):
-                name = relative if shown == "." else os.path.join(shown, relative)
-                refs.append(_ref(len(refs), name, path, problem))
+                refs.append(_ref(len(refs), os.path.join(prefix, relative), path, problem))
         elif root.is_file() or os.path.lexists(argument):
             path = str(root.resolve())
-            refs.append(_ref(len(refs), argument, path, _problem(path)))
+            refs.append(_ref(len(refs), root.name, path, _problem(path)))
         else:
             raise InputError(
                 argument,
