@@ -131,16 +131,20 @@ def plan_cmd(
         kubeconfig=kubeconfig,
     )
     settings.target()  # a target that is no version fails here, before any work
-    refs = cluster_refs(clusters)
-    if not refs:
-        raise InputError(" ".join(clusters), "holds no cluster export", "give .yaml/.json files")
     rollup = Rollup()
     out = sys.stdout.buffer
-    try:
+    refs: list[ClusterRef] = []
+    try:  # from listing the exports to the last record
+        refs = cluster_refs(clusters)
+        if not refs:
+            raise InputError(
+                " ".join(clusters), "holds no cluster export", "give .yaml/.json files"
+            )
         _write_records(refs, settings, rollup, output, workers, scheduler, batch_size)
     except KeyboardInterrupt:  # Ctrl-C: the cluster is closed here (its workers ignore it)
-        say(f"deppy: fleet plan interrupted: {rollup.total} of {len(refs)} clusters planned "
-            "and written; the run stopped", err=True)  # fmt: skip
+        of = f"{len(refs)} clusters" if refs else "the clusters (still listing them)"
+        say(f"deppy: fleet plan interrupted: {rollup.total} of {of} planned and written; the "
+            "run stopped", err=True)  # fmt: skip
         sys.exit(EXIT_INTERRUPTED)
     summary = rollup.summary()
     if output == "json":
