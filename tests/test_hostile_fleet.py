@@ -6,6 +6,7 @@ on workers with one line, no traceback, and no process left behind."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from tests.conftest import shared_path
 COMMUNITY = str(shared_path("catalogs", "community-operators-prod-v4.18"))
 DEPPY = str(Path(sys.executable).parent / "deppy")
 GOOD = 12
+EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "deppy" / "data" / "catalog"
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +141,26 @@ def test_ctrl_c_on_workers_says_so_in_one_line_and_leaves_no_process(
     while _session_members(process.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _session_members(process.pid) == []
+
+
+def test_a_catalog_directory_skips_such_entries_as_problems(tmp_path: Path) -> None:
+    """The same entries in a catalog directory (``catalog diff ''`` once read the current
+    directory, and blocked on a FIFO there): each one problem, the rest of the catalog read."""
+    catalog = tmp_path / "catalog"
+    shutil.copytree(EXAMPLE, catalog)
+    os.mkfifo(catalog / "fifo.yaml")
+    (catalog / "zero.json").symlink_to("/dev/zero")
+    (catalog / "loop.yaml").symlink_to(catalog / "loop.yaml")
+    done = subprocess.run(
+        [DEPPY, "catalog", "problems", str(catalog)],
+        capture_output=True, timeout=60, env={**os.environ, "DEPPY_CACHE": "off"},
+    )  # fmt: skip
+    out = done.stdout.decode()
+    assert "fifo.yaml: is a FIFO (named pipe), not a file; skipped" in out, done.stderr
+    assert "zero.json: is a character device, not a file; skipped" in out
+    assert "loop.yaml: cannot read: Too many levels of symbolic links; skipped" in out
+    done = subprocess.run(
+        [DEPPY, "resolve", "--require", "grafana-operator", "--catalog", str(catalog)],
+        capture_output=True, timeout=60, env={**os.environ, "DEPPY_CACHE": "off"},
+    )  # fmt: skip
+    assert done.returncode == 0 and b"grafana-operator" in done.stdout
