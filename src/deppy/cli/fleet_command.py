@@ -171,7 +171,9 @@ def plan_cmd(
         raise DeppyError(f"no cluster could be planned; the first: {first['cluster']}: "
                          f"{first['error']}")  # fmt: skip
     if summary["errors"] and output in ("json", "jsonl", "html"):
-        warn(f"{len(summary['errors'])} of {summary['clusters']} clusters could not be planned")
+        total = summary["clusters"]
+        warn(f"{len(summary['errors'])} of {total} cluster{'s' if total != 1 else ''} could not "
+             "be planned")  # fmt: skip
 
 
 def _write_records(
