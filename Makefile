@@ -44,7 +44,7 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short one
-	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py -s -p no:randomly
+	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py tests/test_fuzz_fleet_olmv1.py -s -p no:randomly
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py

@@ -51,6 +51,11 @@ def records(fleet: Path) -> list[dict[str, Any]]:
     return planned(fleet, FleetSettings(catalogs=(COMMUNITY,), target_ocp=TARGET))
 
 
+def export_of(record: dict[str, Any]) -> str:
+    """The export file a planned cluster was read from (its record names it relatively)."""
+    return str(record["source"]).split(" (exported from ")[0]
+
+
 def upgrades(export: str, *more: str) -> list[dict[str, Any]]:
     code, out, err = run("upgrades", "--cluster", export, "--catalog", COMMUNITY, "-o", "json",
                          *more)  # fmt: skip
@@ -83,9 +88,11 @@ def test_a_directory_lists_its_exports_in_name_order_depth_after(
     monkeypatch.chdir(tmp_path)
     refs = cluster_refs(["fleet/"])
     assert [r.name for r in refs] == [
-        "fleet/A.json", "fleet/b.yaml", "fleet/eu/c.YML", "fleet/eu/linked.json",
-        "fleet/eu/west/d.json",
+        "A.json", "b.yaml", "eu/c.YML", "eu/linked.json", "eu/west/d.json",
     ]  # fmt: skip
+    assert [r.name for r in cluster_refs([str(tmp_path / "fleet")])] == [r.name for r in refs]
+    several = cluster_refs(["fleet/eu/west", str(tmp_path / "fleet" / "b.yaml"), "elsewhere"])
+    assert [r.name for r in several] == ["west/d.json", "b.yaml", "elsewhere/f.json"]
     real = tmp_path.resolve()
     assert [r.path for r in refs] == [
         str(real / "fleet/A.json"), str(real / "fleet/b.yaml"), str(real / "fleet/eu/c.YML"),
@@ -107,7 +114,7 @@ def test_cluster_plans_are_what_upgrades_answers_for_each_alone(
 
 
 def _same_as_alone(record: dict[str, Any]) -> None:
-    alone = upgrades(record["cluster"])
+    alone = upgrades(export_of(record))
     assert [o["package"] for o in record["operators"]] == [a["package"] for a in alone]
     for operator, answer in zip(record["operators"], alone, strict=True):
         channel = answer["channel"]
@@ -121,7 +128,7 @@ def _same_as_alone(record: dict[str, Any]) -> None:
         others = [(c["channel"], c["newest"]) for c in answer["otherChannels"]]
         assert [(c["channel"], c["newest"]) for c in operator["otherChannels"]] == others
     # at the target: each blocker's fix is what `deppy upgrades --ocp-version TARGET` picks
-    later = {a["package"]: a for a in upgrades(record["cluster"], "--ocp-version", TARGET)}
+    later = {a["package"]: a for a in upgrades(export_of(record), "--ocp-version", TARGET)}
     for blocker in record["blockers"]:
         answer = later[blocker["package"]]
         fix = blocker["unblockedBy"]
@@ -135,6 +142,8 @@ def test_the_fleet_has_blockers_at_the_target_and_says_why(records: list[dict[st
     blockers = [b for r in records if "error" not in r for b in r["blockers"]]
     assert blockers, "the seeded fleet installs bundles that stop before OpenShift 4.20"
     assert all("olm.maxOpenShiftVersion" in b["reasons"][0] for b in blockers)
+    # said of the target, not of the cluster (which does not run 4.20 yet)
+    assert all(b["reasons"][0].endswith(f"; the target is {TARGET}") for b in blockers)
     assert {b["package"] for b in blockers} == {"gitlab-operator-kubernetes"}
     for blocker in blockers:  # unblocked by a version that runs on 4.20: 2.6.0 and later
         version = tuple(int(x) for x in blocker["unblockedBy"]["version"].split("."))
@@ -146,7 +155,7 @@ def test_the_fleet_has_blockers_at_the_target_and_says_why(records: list[dict[st
 
 
 def test_bad_clusters_are_error_records_and_the_run_goes_on(
-    records: list[dict[str, Any]],
+    records: list[dict[str, Any]], fleet: Path
 ) -> None:
     by_index = {r["index"]: r for r in records}
     cut_short = [by_index[n] for n in range(3, COUNT, 10)]
@@ -155,7 +164,8 @@ def test_bad_clusters_are_error_records_and_the_run_goes_on(
     assert all("no-such-operator" in r["error"] for r in unknown)
     assert sum("error" in r for r in records) == len(cut_short) + len(unknown)
     # the same error `deppy upgrades` gives for that cluster alone
-    code, _, err = run("upgrades", "--cluster", unknown[0]["cluster"], "--catalog", COMMUNITY)
+    export = str(fleet / unknown[0]["cluster"])
+    code, _, err = run("upgrades", "--cluster", export, "--catalog", COMMUNITY)
     assert code == 2 and unknown[0]["error"] in err
 
 
@@ -495,12 +505,12 @@ def test_extension_plans_are_what_upgrades_answers_for_each_alone(
     compared = 0
     for record in v1_records:
         assert "error" not in record, record
-        export = json.loads(Path(record["cluster"]).read_text())
+        export = json.loads(Path(export_of(record)).read_text())
         extensions = {e["metadata"]["name"]: e for e in export["clusterExtensions"]}
         for operator in record["operators"]:
             if operator["kind"] != "ClusterExtension":
                 continue
-            answer = _extension_alone(Path(record["cluster"]),
+            answer = _extension_alone(Path(export_of(record)),
                                       extensions[operator["extension"]], tmp_path)  # fmt: skip
             steps = [b["name"] for b in answer["path"]]
             assert operator["package"] == answer["package"]
@@ -576,7 +586,7 @@ def test_a_version_range_that_keeps_the_blocker_says_the_spec_must_change(
     assert fix["version"] == "2.6.0"
     # with the range proposed, `deppy upgrades` walks the extension to the fix
     changed = cluster_extension("gitlab", GITLAB, "2.5.2", version=change["to"])
-    answer = _extension_alone(Path(record["cluster"]), changed, tmp_path)
+    answer = _extension_alone(Path(export_of(record)), changed, tmp_path)
     assert [fix["path"][0], *(b["name"] for b in answer["path"])] == fix["path"]
 
 

@@ -76,6 +76,12 @@ def _resolve(
         return resolution
 
 
+_BODY_VERSIONS = (
+    "give spec.cluster.openshiftVersion and/or spec.cluster.kubernetesVersion in the body, "
+    "or name the target: dryRunNext=ocp=4.19,kube=1.32.0"
+)
+
+
 def _dry_run(
     service: Service, body: bytes, content_type: str, value: str, timeout: float | None
 ) -> dict[str, Any]:
@@ -86,7 +92,7 @@ def _dry_run(
             body, content_type, loaded.source.names(), catalog_priorities(loaded.source)
         )
         try:
-            target = parse_next(value, request.cluster)
+            target = parse_next(value, request.cluster, versions=_BODY_VERSIONS)
         except InputError as error:
             raise Problem.of(error, field="query.dryRunNext") from None
         report = service.gate.run(

@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
@@ -194,9 +197,31 @@ def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> No
     os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths)
     try:  # the forkserver (and multiprocessing's resource tracker) inherit it as they start
         forkserver.set_forkserver_preload([*PRELOAD, "deppy.workflows.fleet.warm_up"])
-        forkserver.ensure_running()
+        with _sigint_ignored():
+            forkserver.ensure_running()
     finally:
         del os.environ[WARM_UP_VARIABLE]
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the forkserver starts, so it starts ignoring it (a disposition
+    a new process inherits, and Python keeps), and so does every worker forked from it.
+
+    A terminal sends Ctrl-C's SIGINT to every process of the foreground group: the command and
+    the processes it started. The workers died of it with tracebacks of dask's event loop (two to
+    four, above the command's own message), and the forkserver with one of whatever it was
+    importing. Only the command is to take it: it closes the cluster, which stops the workers,
+    and says in one line that the run was interrupted. (Off the main thread nothing is changed:
+    only the main thread may set a handler.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class _client:
