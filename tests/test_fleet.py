@@ -43,7 +43,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def planned(directory: Path, settings: FleetSettings) -> list[dict[str, Any]]:
     """The records of a fleet plan of ``directory`` in this process."""
     found = plan_fleet(cluster_refs([str(directory)]), settings, workers=0)
-    return [orjson.loads(r) for batch in found for r in batch]
+    return [orjson.loads(r) for lines in found for r in lines.data.splitlines()]
 
 
 @pytest.fixture(scope="module")

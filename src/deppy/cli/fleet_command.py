@@ -142,15 +142,15 @@ def plan_cmd(
         if output == "json":
             out.write(b'{"clusters": [\n')
         written = 0
-        for records in batches:
-            if not records:
+        for lines in batches:  # JSON lines as the workers wrote them: never parsed here
+            if not lines.clusters:
                 continue
             if output == "jsonl":
-                out.write(b"".join(r + b"\n" for r in records))
+                out.write(lines.data)
                 out.flush()
-            elif output == "json":
-                out.write((b",\n" if written else b"") + b",\n".join(records))
-            written += len(records)
+            elif output == "json":  # the records joined by ",\n" (no newline inside one)
+                out.write((b",\n" if written else b"") + lines.data[:-1].replace(b"\n", b",\n"))
+            written += lines.clusters
     summary = rollup.summary()
     if output == "json":
         out.write(b'\n],\n"summary": ')
