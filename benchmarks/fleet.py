@@ -100,7 +100,7 @@ class _Family:
 
     def _role(self, one: psutil.Process) -> str:
         known = self.cpu.get(one.pid)
-        if known is not None:
+        if known is not None and known[0] != "other":  # a fork seen before its exec: look again
             return known[0]
         if one.pid == self.root.pid:
             return "deppy"
