@@ -80,7 +80,7 @@ def _default_workers() -> int:
     type=click.IntRange(min=1),
     default=None,
     help="Clusters per task sent to a worker (default: enough to give each worker at least 8 "
-    "tasks, at most 200).",
+    "tasks, at most 500).",
 )
 @quiet_option
 def plan_cmd(
