@@ -88,7 +88,7 @@ def _default_workers() -> int:
     type=click.IntRange(min=1),
     default=None,
     help="Clusters per task sent to a worker (default: enough to give each worker at least 8 "
-    "tasks, at most 200).",
+    "tasks, at most 500).",
 )
 @quiet_option
 def plan_cmd(
@@ -203,15 +203,15 @@ def _write_records(
         if output == "json":
             out.write(b'{"clusters": [\n')
         written = 0
-        for records in batches:
-            if not records:
+        for lines in batches:  # JSON lines as the workers wrote them: never parsed here
+            if not lines.clusters:
                 continue
             if output == "jsonl":
-                out.write(b"".join(r + b"\n" for r in records))
+                out.write(lines.data)
                 out.flush()
-            elif output == "json":
-                out.write((b",\n" if written else b"") + b",\n".join(records))
-            written += len(records)
+            elif output == "json":  # the records joined by ",\n" (no newline inside one)
+                out.write((b",\n" if written else b"") + lines.data[:-1].replace(b"\n", b",\n"))
+            written += lines.clusters
 
 
 @contextmanager
