@@ -97,7 +97,8 @@ def test_the_upgrades_of_installed_clusterextensions_are_what_the_cli_prints(
     response = post_request(api, INSTALLED, as_json=False, path="/api/v1/upgrades")
     assert response.status_code == 200, response.text
     assert response.text == expected
-    assert response.json()[0]["next"] is not None
+    # observability-stack 1.1.0 declares olm.package.required: OLM v1 would stop there
+    assert response.json()[0]["refused"]["version"] == "1.1.0"
     plain = api.post("/api/v1/upgrades", json={"apiVersion": "deppy.io/v1alpha1"})
     assert plain.status_code in (400, 422) and plain.json()["field"]
 
