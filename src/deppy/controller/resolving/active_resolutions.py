@@ -103,7 +103,8 @@ def up_to_date(body: Mapping[str, Any], cache: CatalogCache) -> bool:
         return False
     stale = _staleness(view, sources, status.get("bundles") or (), reason == UNSATISFIABLE)
     found = condition(body, CATALOG_STALE) or {}
-    return (found.get("status") == "True", found.get("reason"), found.get("message")) == stale
+    # an empty message is absent once written (``kube.clean``)
+    return (found.get("status") == "True", found.get("reason"), found.get("message") or "") == stale
 
 
 def _staleness(
