@@ -152,11 +152,12 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         answer(body, runtime.cache, runtime.cluster, write)
 
     def catalog_changed(name: str) -> None:
-        affected = runtime.cache.take_change(name)
+        # the namespaces first: they resolve on the queue's threads while this one answers
+        # the ActiveResolutions
+        every_namespace(runtime.cache.take_change(name))
         for body in kube.list("activeresolutions"):
             if runtime.watched(body["metadata"]["namespace"]) and uses_catalog(body, name):
                 active_resolution(body)
-        every_namespace(affected)
         explain_all(runtime)  # what OLM v1 found no bundle for may have one now
 
     def every_namespace(affected: frozenset[str] | None = None) -> None:

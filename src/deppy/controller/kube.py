@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -137,6 +138,7 @@ class Kube:
         # told (verb, resource) of every request before it is sent: the controller's
         # ``deppy_kube_requests_total``, counted here, where every call to the server passes
         self.counted: Callable[[str, str], None] | None = None
+        self._here = threading.local()
 
     def call(
         self,
@@ -149,6 +151,8 @@ class Kube:
     ) -> Body:
         if self.counted is not None:
             self.counted(*verb_and_resource(method, path))
+        if method != "GET":
+            self._here.writes = self.writes_here() + 1
         url = self.client.configuration.host + path
         if query:
             url += "?" + urlencode(query)
@@ -163,6 +167,10 @@ class Kube:
                 reason = json.loads(text).get("message", reason)
             raise ApiError(response.status, reason)
         return json.loads(text) if text else {}
+
+    def writes_here(self) -> int:
+        """Write requests this thread has sent so far (a pass that sent none changed nothing)."""
+        return int(getattr(self._here, "writes", 0))
 
     def _send(self, method: str, url: str, headers: dict[str, str], body: Any) -> Any:
         """The request; a failure of the connection itself (the server closed a kept-alive

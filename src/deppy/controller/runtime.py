@@ -33,6 +33,9 @@ class Runtime:
     # per namespace, the packages its last resolution asked for, was given or found held: a
     # catalog change wakes it only when it may move one of them (``catalogs.changes``)
     footprints: dict[str, frozenset[str]] = field(default_factory=dict)
+    # per namespace, what its last resolution read when that resolution wrote nothing: read the
+    # same again, it would write nothing again (``namespace_sync``)
+    settled: dict[str, object] = field(default_factory=dict)
     explained_at: float = 0.0  # when troubled ClusterExtensions were last looked at (monotonic)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)

@@ -160,6 +160,15 @@ class CatalogCache:
             self.deleted.add(name)
             self._forget_sets(name)
 
+    def state(self) -> tuple[tuple[object, ...], ...]:
+        """What every answer may depend on, in a form ``==`` compares: each catalog's content
+        (digest), priority and health."""
+        with self._lock:
+            return tuple(
+                (n, e.digest, e.error, e.served_before, e.catalog.priority if e.catalog else None)
+                for n, e in sorted(self.entries.items())
+            )
+
     def digest(self, name: str) -> str:
         entry = self.entries.get(name)
         return entry.digest if entry is not None else ""

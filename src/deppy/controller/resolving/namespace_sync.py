@@ -5,7 +5,7 @@ dependencies. Idempotent: run twice on the same state, it writes nothing the sec
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from deppy.catalog.model import Bundle
@@ -89,9 +89,12 @@ def held_bundles(instances: Sequence[Body], config_maps: Mapping[str, Body]) -> 
     return held
 
 
-def installed_on_cluster(kube: Kube, namespace: str) -> ClusterInstalled | None:
+def installed_on_cluster(
+    kube: Kube, namespace: str, seen: list[tuple[str, str, str]] | None = None
+) -> ClusterInstalled | None:
     """The operators OLM (or a person) installed in the namespace: Subscriptions with their CSVs,
-    and hand-installed CSVs with their projected properties (cluster/). None without any."""
+    and hand-installed CSVs with their projected properties (cluster/). None without any.
+    ``seen`` gets the versions of the objects read (``_versions``)."""
     found: dict[str, list[Doc]] = {}
     for plural in ("clusterserviceversions", "subscriptions"):
         try:
@@ -100,6 +103,8 @@ def installed_on_cluster(kube: Kube, namespace: str) -> ClusterInstalled | None:
             if error.status != 404:  # no OLM on this cluster: nothing installed by it
                 raise
             found[plural] = []
+        if seen is not None:
+            seen += _versions(plural, found[plural])
     if not found["clusterserviceversions"]:
         return None
     state = ClusterState(
@@ -108,6 +113,10 @@ def installed_on_cluster(kube: Kube, namespace: str) -> ClusterInstalled | None:
         subscriptions=tuple(found["subscriptions"]),
     )
     return installed_from_state(state, namespace=namespace)
+
+
+def _versions(plural: str, items: Iterable[Body]) -> list[tuple[str, str, str]]:
+    return [(plural, name_of(i), str(i["metadata"].get("resourceVersion"))) for i in items]
 
 
 def _created(body: Body) -> tuple[str, str]:
@@ -121,14 +130,24 @@ def reconcile_namespace(runtime: Runtime, namespace: str) -> None:
 
 
 def _reconcile(runtime: Runtime, namespace: str) -> None:
+    """Resolve the namespace's units and write their answers, unless it reads exactly what a
+    pass that wrote nothing read: the answers are a function of what is read (same input, same
+    output), so that pass would write nothing again. The rechecks of a quiet namespace cost its
+    reads, not its resolutions."""
     kube = runtime.kube
-    inputs = [
-        i for i in kube.list("inputs", namespace) if not i["metadata"].get("deletionTimestamp")
-    ]
+    listed = kube.list("inputs", namespace)
+    inputs = [i for i in listed if not i["metadata"].get("deletionTimestamp")]
     classes = {name_of(c): c for c in kube.list("inputclasses")}
-    on_cluster = installed_on_cluster(kube, namespace)
+    seen = _versions("inputs", listed) + _versions("inputclasses", classes.values())
+    on_cluster = installed_on_cluster(kube, namespace, seen)
     known: Known = {}
     every_instance, held = _held(kube, namespace, on_cluster, known)
+    for plural, found in sorted(known.items()):
+        seen += _versions(plural, found.values())
+    state = (tuple(seen), runtime.cache.state())
+    if runtime.settled.get(namespace) == state:
+        return
+    writes = kube.writes_here()
     units, errors = units_of(inputs, classes)
     by_name = {name_of(i): i for i in inputs}
     for name, message in errors.items():
@@ -159,6 +178,10 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
         runtime.footprints.pop(namespace, None)  # woken by every catalog change
     else:
         runtime.footprints[namespace] = frozenset(footprint)
+    if kube.writes_here() == writes:
+        runtime.settled[namespace] = state
+    else:
+        runtime.settled.pop(namespace, None)
 
 
 def _asked(inputs: Sequence[Body]) -> set[str] | None:
