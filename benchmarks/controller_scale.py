@@ -170,6 +170,11 @@ def until(what: str, probe: Callable[[], bool], every_s: float = 1.0) -> float:
     return time.monotonic() - begin
 
 
+def rss(controller: Controller) -> str:
+    now, peak = memory(controller.process.pid)
+    return f"RSS {now:.0f} MB (peak {peak:.0f} MB)"
+
+
 def image(n: int) -> str:
     return f"example.com/community@sha256:{n:064x}"
 
@@ -197,7 +202,7 @@ def main() -> None:
         log = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "controller.log"
         controller = stack.enter_context(run_controller(kube, log, "--standalone"))
         until("both catalogs loaded", lambda: loaded(controller), 0.5)
-        print(f"community loaded as {CATALOG} and {CLUSTER_CATALOG} ({load()})")
+        print(f"community loaded as {CATALOG} and {CLUSTER_CATALOG}: {rss(controller)} ({load()})")
         namespaces = [f"scale-{n:03d}" for n in range(count)]
         created: dict[tuple[str, str, str], float] = {}
         begin = time.monotonic()
@@ -229,7 +234,9 @@ def main() -> None:
         writes = sum(total(metrics, "deppy_kube_requests_total", verb=v) for v in WRITES)
         per_answer = writes / len(created)
         show_requests(metrics)
+        print(f"controller after the answers: {rss(controller)}")
         change_s, needless_change, restamped = catalog_change(api, server, changed, namespaces)
+        print(f"controller after the catalog change: {rss(controller)}")
         rss_peak = memory(controller.process.pid)[1]
         restart_s, needless_restart, rss2 = restart(api, kube, controller, stack, log, count)
         rss_peak = max(rss_peak, rss2)
@@ -269,6 +276,24 @@ def show_requests(metrics: dict[Any, float]) -> None:
     )
 
 
+def restamped(api: Kube) -> Callable[[], bool]:
+    """Whether every ActiveResolution names the digest its catalog serves now."""
+
+    def probe() -> bool:
+        digests = {
+            CATALOG: ((api.get("catalogs", CATALOG) or {}).get("status") or {}).get("digest")
+        }
+        digests[CLUSTER_CATALOG] = image(2)
+        for body in api.list("activeresolutions"):
+            used = (body.get("status") or {}).get("catalogs") or [{}]
+            source = body["spec"]["sources"][0]
+            if used[0].get("digest") != digests[source]:
+                return False
+        return True
+
+    return probe
+
+
 def proposals(api: Kube) -> dict[tuple[str, str], str]:
     """Each Input's proposal (resolveset name), by (namespace, name)."""
     return {
@@ -298,17 +323,20 @@ def catalog_change(
 
     until("every affected unit's new proposal", all_new)
     change_s = time.monotonic() - begin
-    time.sleep(20)  # what else the change brings (superseded proposals, answers) settles
+    restamped_s = until("every ActiveResolution answered from the new content", restamped(api))
+    restamped_s += change_s
+    time.sleep(10)  # what else the change brings (superseded proposals, Events) settles
     changed_objects = written(before_versions, versions(api))
     needless = [k for k in changed_objects if k[1] not in affected and k[0] != "activeresolutions"]
-    restamped = [k for k in changed_objects if k[1] not in affected and k[0] == "activeresolutions"]
+    restamps = [k for k in changed_objects if k[1] not in affected and k[0] == "activeresolutions"]
     print(
         f"catalog change (heads of {len(GROUPS['A'][0]) + 1} packages withdrawn; "
         f"{len(affected)} namespaces affected): every affected unit has its new proposal after "
-        f"{change_s:.1f} s; unit objects written in unaffected namespaces {len(needless)}; "
-        f"ActiveResolutions there re-stamped with the new digest {len(restamped)} ({load()})"
+        f"{change_s:.1f} s, every ActiveResolution answered from the new content after "
+        f"{restamped_s:.1f} s; unit objects written in unaffected namespaces {len(needless)}; "
+        f"ActiveResolutions there re-stamped with the new digest {len(restamps)} ({load()})"
     )
-    return change_s, len(needless), len(restamped)
+    return change_s, len(needless), len(restamps)
 
 
 def restart(
@@ -345,6 +373,7 @@ def restart(
         f"{[f'{p} {n}/{m}' for p, n, m in needless[:5]]} ({load()})"
     )
     show_requests(scrape(controller))
+    print(f"controller after the restart: {rss(controller)}")
     return restart_s, len(needless), memory(controller.process.pid)[1]
 
 

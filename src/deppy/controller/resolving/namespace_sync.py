@@ -396,7 +396,7 @@ def _ensure_resolveset(
     approved = True
     if not resolveset.dry_run:
         instance = _propose(kube, resolveset, namespace, owners, known)
-        instance = _approve(runtime, instance, outcome) or instance
+        instance = _approve(runtime, instance, outcome, known) or instance
         approved = is_true(instance, "Approved")
         refs["conditions"] = [c for c in [condition(instance, "Approved")] if c]
     if approved:
@@ -413,13 +413,16 @@ def _propose(
     return proposals.revive(kube, _ensure(kube, "instances", body, namespace, known))
 
 
-def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | None:
+def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome, known: Known) -> Doc | None:
     """Write the policy's verdict once; a decision already there (a person's) stands."""
     if condition(instance, "Approved") is not None:
         return None
     kube = runtime.kube
     class_name = outcome.unit.params.provisioner_class
-    provisioner = kube.get("provisionerclasses", class_name)
+    classes = known.setdefault("provisionerclasses", {})  # read once a pass
+    if class_name not in classes:
+        classes[class_name] = kube.get("provisionerclasses", class_name) or {}
+    provisioner = classes[class_name]
     policy = ((provisioner or {}).get("parameters") or {}).get("approval") or policies.ANDROID
     source = runtime.cache.view(()).source  # a stale catalog's last good content counts
 
@@ -444,7 +447,7 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
         return {"conditions": conditions}
 
     written = kube.update_status(
-        "instances", name_of(instance), instance["metadata"]["namespace"], compute
+        "instances", name_of(instance), instance["metadata"]["namespace"], compute, read=instance
     )
     if written is not None and wrote == [True]:
         runtime.observe.proposed(written, outcome.entries, verdict)
@@ -467,9 +470,12 @@ def _generate_dependency_inputs(
 ) -> None:
     """``generateInputsForDependencies``: an Input per dependency brought in, so it stays when
     its dependent goes (not owned by the dependent)."""
-    existing = {name_of(i) for i in kube.list("inputs", namespace)}
+    if not any(o.dependencies for o in units_outcomes):
+        return  # nothing brought in: no Input to read or write
+    listed = kube.list("inputs", namespace)
+    existing = {name_of(i) for i in listed}
     asked = set()
-    for body in kube.list("inputs", namespace):
+    for body in listed:
         for item in (body.get("spec") or {}).get("constraints") or []:
             value = item.get("value") if isinstance(item, Mapping) else None
             if isinstance(value, Mapping) and value.get("package"):
