@@ -126,15 +126,27 @@ def answered(plural: str, body: dict[str, Any]) -> bool:
     return plural == "activeresolutions" or bool((status.get("resolveset") or {}).get("name"))
 
 
-def versions(api: Kube) -> dict[tuple[str, str, str], str]:
-    """Every watched object's resourceVersion, by (plural, namespace, name)."""
+def versions(
+    api: Kube, bodies: dict[tuple[str, str, str], Any] | None = None
+) -> dict[tuple[str, str, str], str]:
+    """Every watched object's resourceVersion, by (plural, namespace, name); ``bodies`` gets
+    their statuses."""
     found = {}
     for plural in WATCHED:
         for body in api.list(plural):
             meta = body["metadata"]
             if meta["namespace"].startswith("scale-"):
                 found[plural, meta["namespace"], meta["name"]] = meta["resourceVersion"]
+                if bodies is not None:
+                    bodies[plural, meta["namespace"], meta["name"]] = body.get("status") or {}
     return found
+
+
+def what_moved(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """The status fields that differ (timestamps aside), shortly."""
+    keys = sorted(k for k in before.keys() | after.keys() if k != "resolvedAt")
+    moved = [k for k in keys if before.get(k) != after.get(k)]
+    return ", ".join(f"{k}: {str(before.get(k))[:160]} -> {str(after.get(k))[:160]}" for k in moved)
 
 
 def written(before: dict[Any, str], after: dict[Any, str]) -> list[tuple[str, str, str]]:
@@ -342,7 +354,8 @@ def catalog_change(
 def restart(
     api: Kube, kube: Any, old: Controller, stack: ExitStack, log: Path, count: int
 ) -> tuple[float, int, float]:
-    before = versions(api)
+    statuses: dict[tuple[str, str, str], Any] = {}
+    before = versions(api, statuses)
     units = 2 * count
     old.process.kill()
     old.process.wait()
@@ -366,7 +379,10 @@ def restart(
     until("caught up after the restart", caught_up)
     restart_s = time.monotonic() - begin
     time.sleep(10)
-    needless = written(before, versions(api))
+    statuses_after: dict[tuple[str, str, str], Any] = {}
+    needless = written(before, versions(api, statuses_after))
+    for key in needless[:2]:
+        print(f"  {key}: {what_moved(statuses.get(key, {}), statuses_after.get(key, {}))}")
     print(
         f"kill -9 and restart: caught up after {restart_s:.1f} s (process start and catalog "
         f"loads included); objects written since {len(needless)} "
