@@ -181,10 +181,11 @@ def directory_digest(root: str) -> str:
     return "sha256:" + sha.hexdigest()
 
 
-# One parse at a time in the process: a parse holds its documents and garbage (hundreds of MB
-# for a full catalog) until it ends, and two catalogs changing together (a Catalog and a
-# ClusterCatalog of the same index) would hold both at once, for no gain on a GIL-bound parse.
-PARSING = threading.Lock()
+# One catalog fetched and parsed at a time in the process: a load holds the raw stream and the
+# parse's documents and garbage (hundreds of MB for a full catalog) until it ends, and two
+# catalogs changing together (a Catalog and a ClusterCatalog of the same index) would hold both
+# at once, for no gain on a GIL-bound parse. Re-entrant: a load takes it around its fetch too.
+PARSING = threading.RLock()
 
 
 def load_files(source: CatalogSource, files: Mapping[str, bytes]) -> Catalog:
