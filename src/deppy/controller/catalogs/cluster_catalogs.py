@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,7 +27,13 @@ from typing import Any
 
 from deppy.catalog.model import Catalog
 from deppy.controller.catalogs.cache import CatalogEntry
-from deppy.controller.catalogs.sources import CatalogSource, digest_of, fetch_http, load_files
+from deppy.controller.catalogs.sources import (
+    PARSING,
+    CatalogSource,
+    digest_of,
+    fetch_http,
+    load_files,
+)
 from deppy.controller.conditions import now
 from deppy.controller.fields import mapping, name_in, text
 from deppy.controller.kube import ApiError, Body, Kube
@@ -41,7 +46,7 @@ KIND = "ClusterCatalog"
 ALL_PATH = "/api/v1/all"
 MID_LOAD_TRIES = 3  # the digest changed while the stream was read: read it again, this often
 RETRY_SECONDS = 30.0  # a failed load of one digest is tried again at most this often
-_loading = threading.Lock()  # one ClusterCatalog load at a time (they are memory-heavy)
+_loading = PARSING  # one catalog load at a time, Catalogs' included (they are memory-heavy)
 
 
 @dataclass(frozen=True, slots=True)
