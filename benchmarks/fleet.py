@@ -77,24 +77,30 @@ class _Family:
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.peak = 0
+        self.peak_pss = 0
         self.cpu: dict[int, tuple[str, float]] = {}
+        self.unique: dict[int, int] = {}  # pid -> the peak of its USS (memory no other shares)
 
     def sample(self) -> None:
         try:
             family = [self.root, *self.root.children(recursive=True)]
         except psutil.Error:
             return
-        total = 0
+        total = proportional = 0
         for one in family:
             with contextlib.suppress(psutil.Error):  # gone between the listing and the reading
-                total += one.memory_info().rss
+                memory = one.memory_full_info()
+                total += memory.rss
+                proportional += memory.pss
+                self.unique[one.pid] = max(self.unique.get(one.pid, 0), memory.uss)
                 times = one.cpu_times()
                 self.cpu[one.pid] = (self._role(one), times.user + times.system)
         self.peak = max(self.peak, total)
+        self.peak_pss = max(self.peak_pss, proportional)
 
     def _role(self, one: psutil.Process) -> str:
         known = self.cpu.get(one.pid)
-        if known is not None:
+        if known is not None and known[0] != "other":  # a fork seen before its exec: look again
             return known[0]
         if one.pid == self.root.pid:
             return "deppy"
@@ -113,20 +119,31 @@ class _Family:
     def seconds(self, role: str) -> list[float]:
         return sorted((cpu for r, cpu in self.cpu.values() if r == role), reverse=True)
 
+    def memory(self, role: str) -> list[int]:
+        """The peak USS of each process of ``role``, largest first."""
+        found = [self.unique.get(pid, 0) for pid, (r, _) in self.cpu.items() if r == role]
+        return sorted(found, reverse=True)
+
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """One timed command: wall seconds, peak RSS (bytes, all processes), records written, CPU
-    seconds of all processes (exact: the kernel's count for the command's children) and per
-    role (sampled, see ``_Family``)."""
+    """One timed command: wall seconds, peak memory of all processes (bytes: RSS, which counts
+    pages the workers share with the forkserver once per process, and PSS, which splits them),
+    records written, CPU seconds of all processes (exact: the kernel's count for the command's
+    children) and per role, and each worker's peak USS (its own pages: what one more worker
+    adds; sampled, see ``_Family``)."""
 
     workers: int
     wall: float
     peak: int
+    peak_pss: int
     records: int
     cpu: float
     deppy: float
+    forkserver: float
     workers_cpu: list[float]
+    workers_unique: list[int]
+    forkserver_rss: int
     others: float  # CPU seconds the machine's other processes used meanwhile
 
     def free_cores_bound(self, cores: int = 2) -> float:
@@ -138,11 +155,13 @@ class Run:
 
     def line(self, clusters: int, load: float) -> str:
         workers = " + ".join(f"{w:.1f}" for w in self.workers_cpu)
+        unique = " + ".join(f"{u / 2**20:.0f}" for u in self.workers_unique)
         return (
             f"{self.workers} worker(s): {self.wall:.1f} s, {clusters / self.wall:.0f} clusters/s, "
-            f"peak RSS {self.peak / 2**20:.0f} MB, {self.cpu:.1f} CPU s in all processes "
-            f"(deppy {self.deppy:.1f}, workers {workers or '-'}); "
-            f"load average before: {load:.2f}; other processes used "
+            f"peak RSS {self.peak / 2**20:.0f} MB (PSS {self.peak_pss / 2**20:.0f} MB), "
+            f"per worker USS {unique or '-'} MB, {self.cpu:.1f} CPU s in all processes "
+            f"(deppy {self.deppy:.1f}, forkserver {self.forkserver:.1f}, workers "
+            f"{workers or '-'}); load average before: {load:.2f}; other processes used "
             f"{self.others / self.wall:.2f} cores meanwhile"
         )
 
@@ -200,9 +219,58 @@ def run(directory: Path, workers: int, batch: int | None, env: dict[str, str] | 
     cpu = max((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
               family.total())  # fmt: skip
     deppy = family.seconds("deppy")
+    forkserver = family.seconds("forkserver")
     others = max(_busy_seconds() - busy - cpu, 0.0)  # the sampler's own CPU counts here too
-    return Run(workers, elapsed, family.peak, records, cpu, deppy[0] if deppy else 0.0,
-               family.seconds("worker"), others)  # fmt: skip
+    return Run(workers, elapsed, family.peak, family.peak_pss, records, cpu,
+               deppy[0] if deppy else 0.0, sum(forkserver), family.seconds("worker"),
+               family.memory("worker"), max(family.memory("forkserver"), default=0),
+               others)  # fmt: skip
+
+
+def scaling(runs: dict[int, list[Run]], alone: Run, clusters: int) -> list[str]:
+    """What the CPU seconds per process say about many cores, which this machine lacks: the
+    command's CPU is serial (one process takes every result), the workers' divides among
+    them. From the runs with the fewest workers (medians): the command's fixed CPU (the
+    1-cluster run: Python, imports, dask's start and stop) and its CPU per cluster, the
+    forkserver's (the warm-up, before any worker plans: serial too), the workers' CPU per
+    cluster. Amdahl's bound counts all serial CPU as if nothing overlapped it; the command in
+    fact takes results while the workers plan, on a core of its own (the pipelined bound:
+    whichever of the two takes longer, after the serial start); memory at W workers
+    is the measured PSS plus one worker's USS per added worker (what they share with the
+    forkserver is there once)."""
+    fewest = min(runs)
+    measured = runs[fewest]
+    command = statistics.median(r.deppy for r in measured)
+    forkserver = statistics.median(r.forkserver for r in measured)
+    planning = statistics.median(sum(r.workers_cpu) for r in measured)
+    per_cluster = max(command - alone.deppy, 0.0) / clusters
+    per_worker = planning / clusters
+    fixed = alone.deppy + forkserver
+
+    def amdahl(workers: int, n: int) -> float:
+        return fixed + n * per_cluster + n * per_worker / workers
+
+    def pipelined(workers: int, n: int) -> float:  # the command on a core of its own
+        return fixed + max(n * per_cluster, n * per_worker / workers)
+
+    most = max(runs)
+    pss = max(r.peak_pss for r in runs[most])
+    unique = max(u for rs in runs.values() for r in rs for u in r.workers_unique)
+    speedup = amdahl(1, clusters) / amdahl(8, clusters)
+    return [
+        f"CPU: the command {alone.deppy:.2f} s fixed + {per_cluster * 1e3:.3f} ms per cluster "
+        f"({command:.2f} s for {clusters}, {command / clusters * 1e3:.3f} ms per cluster in "
+        f"all), the forkserver {forkserver:.2f} s, the workers {per_worker * 1e3:.3f} ms per "
+        f"cluster ({fewest} worker(s))",
+        f"Amdahl (serial CPU {fixed:.2f} s + {per_cluster * 1e3:.3f} ms per cluster, "
+        f"the workers' divided): {clusters} clusters on 8 workers {speedup:.1f}x faster "
+        f"than on 1 ({amdahl(1, clusters):.1f} s -> {amdahl(8, clusters):.1f} s), 100000 on "
+        f"14 workers >= {amdahl(14, 100_000):.1f} s; memory (PSS) on 14 workers "
+        f"{(pss + (14 - most) * unique) / 2**30:.2f} GB",
+        f"pipelined (the command taking results on a core of its own while the workers plan): "
+        f"{clusters} clusters on 8 workers {pipelined(1, clusters) / pipelined(8, clusters):.1f}x"
+        f" faster than on 1, 100000 on 14 workers >= {pipelined(14, 100_000):.1f} s",
+    ]
 
 
 def main() -> None:
@@ -220,6 +288,8 @@ def main() -> None:
     directory = exports(args.clusters, args.seed, args.work)
     env = bytecode_env(args.work)
     run(directory / "cluster-00000.json", 1, args.batch_size, env)  # untimed: fills the cache
+    # what the command costs whatever the fleet's size (with the cache filled)
+    alone = run(directory / "cluster-00000.json", 1, args.batch_size, env)
     runs: dict[int, list[Run]] = {w: [] for w in counts}
     for _ in range(max(args.repeat, 1)):
         for workers in counts:
@@ -249,6 +319,8 @@ def main() -> None:
             f"{statistics.median(pairs):.2f})"
         )
     print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for line in scaling(runs, alone, args.clusters):
+        print(line)
     print(
         f"fleet: {args.clusters} clusters, {counts[-1]} workers, {last:.1f} s, "
         f"{args.clusters / last:.0f} clusters/s, speedup {speedup:.2f}, "

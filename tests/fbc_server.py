@@ -24,6 +24,50 @@ def fbc_stream(root: Path) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
+def without_heads(stream: bytes, packages: set[str]) -> bytes:
+    """``stream`` with the head of each package's default channel withdrawn (from that channel;
+    its bundle too when no other channel lists it): the next answer picks the version before."""
+    docs = [orjson.loads(line) for line in stream.splitlines() if line.strip()]
+    defaults = {d["name"]: d["defaultChannel"] for d in docs if d.get("schema") == "olm.package"}
+    heads: dict[str, str] = {}
+    for doc in docs:
+        package = doc.get("package")
+        if doc.get("schema") != "olm.channel" or package not in packages:
+            continue
+        if doc["name"] != defaults.get(package):
+            continue
+        replaced = {e.get("replaces") for e in doc["entries"]}
+        replaced |= {s for e in doc["entries"] for s in e.get("skips") or ()}
+        head = [e["name"] for e in doc["entries"] if e["name"] not in replaced]
+        heads[package] = sorted(head)[-1]
+        doc["entries"] = [e for e in doc["entries"] if e["name"] != heads[package]]
+    listed = {
+        e["name"]
+        for d in docs
+        if d.get("schema") == "olm.channel"
+        for e in d["entries"]
+        if d.get("package") in packages
+    }
+    kept = [
+        d
+        for d in docs
+        if not (d.get("schema") == "olm.bundle" and d["name"] in set(heads.values()) - listed)
+    ]
+    return b"\n".join(orjson.dumps(d) for d in kept) + b"\n"
+
+
+def only_packages(stream: bytes, packages: set[str]) -> bytes:
+    """``stream`` with only the objects of ``packages``: a small catalog cut from a big one."""
+    docs = [orjson.loads(line) for line in stream.splitlines() if line.strip()]
+    kept = [
+        d
+        for d in docs
+        if d.get("package") in packages
+        or (d.get("schema") == "olm.package" and d.get("name") in packages)
+    ]
+    return b"\n".join(orjson.dumps(d) for d in kept) + b"\n"
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     body = b""
 

@@ -39,3 +39,19 @@ def cluster_extension(
         bundle = {"name": f"{package}.v{installed}", "version": installed}
         document["status"] = {"install": {"bundle": bundle}}
     return document
+
+
+# a ClusterExtension whose bundle (in community v4.18) declares olm.gvk.required and
+# olm.package.required: OLM v1 refuses it as written
+TOPOLOGY = """\
+apiVersion: olm.operatorframework.io/v1
+kind: ClusterExtension
+metadata:
+  name: topology
+spec:
+  namespace: rabbitmq
+  source:
+    sourceType: Catalog
+    catalog:
+      packageName: rabbitmq-messaging-topology-operator
+"""

@@ -21,8 +21,8 @@ from deppy.workflows.catalog_diff import (
     Side,
     diff_catalogs,
     diff_facts,
-    load_side,
 )
+from deppy.workflows.catalog_diff_sides import load_side
 from deppy.workflows.catalog_diff_text import diff_lines
 from tests.workflow_helpers import run
 

@@ -93,7 +93,9 @@ def test_the_sample_clusterextension_and_a_way_out_deppy_saw_work() -> None:
     assert code == 1
     assert 'no bundles found for package "argocd-operator" matching version "0.6.0"' in out
     assert "catalog operatorhubio (priority 0): " in out
-    assert 'set spec.source.catalog.version: "0.18.0" in ClusterExtension argocd' in out
+    # the nearest versions on both sides of 0.6.0, not the newest
+    assert 'set spec.source.catalog.version: "0.5.0" in ClusterExtension argocd' in out
+    assert 'set spec.source.catalog.version: "0.7.0" in ClusterExtension argocd' in out
 
 
 def test_a_tie_suggests_a_selector_naming_one_catalog(tmp_path: Path) -> None:
@@ -154,9 +156,9 @@ def test_clustercatalog_priority_and_availability(tmp_path: Path) -> None:
             "unknown policy",
         ),
         (
-            {"catalog": {"selector": {"matchLabels": {"env": "prod"}}}},
-            "spec.source.catalog.selector",
-            "matches no ClusterCatalog",
+            {"catalog": {"selector": {"matchExpressions": [{"key": "a", "operator": "Is"}]}}},
+            "spec.source.catalog.selector.matchExpressions[0].operator",
+            "not a valid label selector operator",
         ),
         ({"catalog": {"channels": "stable"}}, "spec.source.catalog.channels", "expected a list"),
         (
@@ -209,20 +211,28 @@ def dependency_catalog(tmp_path: Path) -> str:
 
 def test_dependencies_olm_v1_refuses_are_resolved_and_planned(tmp_path: Path) -> None:
     """OLM v1 refuses a bundle declaring olm.package.required; deppy resolves it, says which
-    package the plan adds, and writes one pinned ClusterExtension per package, dependencies
-    first, in the requester's namespace with its service account."""
+    package the plan adds and that OLM v1 refuses the one asked for as written (OLM v1's own
+    message, exit 3), and writes one pinned ClusterExtension per package, dependencies first,
+    in the requester's namespace with its service account."""
     doc = extension()
     doc["spec"]["source"]["catalog"]["packageName"] = "app"
     file = write(tmp_path, doc)
     catalog = dependency_catalog(tmp_path)
     code, out, err = run("-f", file, "--catalog", catalog)
-    assert code == 0
-    assert "app.v1.0.0 declares olm.package.required: OLM v1 refuses it alone" in err
+    assert code == 3
+    refusal = (
+        'validating bundle "app.v1.0.0": bundle "app.v1.0.0" has a dependency declared via '
+        'property "olm.package.required" which is currently not supported'
+    )
+    assert refusal in " ".join(err.split())
     assert "the plan needs packages no ClusterExtension asks for: db" in err
     code, out, _ = run("-f", file, "--catalog", catalog, "-o", "clusterextensions")
-    assert code == 0
+    assert code == 3
     first, second = yaml.safe_load_all(out)
-    assert first["metadata"] == {"name": "db", "annotations": {"deppy.io/required-by": "ext"}}
+    assert first["metadata"] == {
+        "name": "db",
+        "annotations": {"deppy.io/required-by": "ext", "deppy.io/installs-as-written": "true"},
+    }
     assert first["spec"] == {
         "namespace": "ns",
         "serviceAccount": {"name": "installer"},
@@ -239,13 +249,81 @@ def test_dependencies_olm_v1_refuses_are_resolved_and_planned(tmp_path: Path) ->
         "ext",
         "1.0.0",
     )
+    assert second["metadata"]["annotations"] == {
+        "deppy.io/installs-as-written": "false",
+        "deppy.io/olm-v1-refusal": refusal,
+    }
+    # -o json says the same, per ClusterExtension
+    code, out, _ = run("-f", file, "--catalog", catalog, "-o", "json")
+    assert code == 3
+    olmv1 = json.loads(out)["olmv1"]
+    assert olmv1["installsAsWritten"] is False
+    assert [(e["name"], e["installsAsWritten"]) for e in olmv1["extensions"]] == [
+        ("db", True),
+        ("ext", False),
+    ]
+    assert olmv1["extensions"][1]["refusal"]["message"] == refusal
+    assert "--resolved-catalog" in olmv1["wayOut"]
     # each is a ClusterExtension deppy itself reads back and resolves to the same answer
     code, again, _ = run("-f", write(tmp_path, first, second), "--catalog", catalog, "-o", "json")
-    assert code == 0
+    assert code == 3
     assert [(s["package"], s["version"]) for s in json.loads(again)["selection"]] == [
         ("db", "2.1.0"),
         ("app", "1.0.0"),
     ]
+
+
+def test_a_plan_keeps_what_the_request_wrote_and_needs_no_service_account(
+    tmp_path: Path,
+) -> None:
+    """OLM v1's own sample has no serviceAccount (deprecated and ignored): the plan needs none
+    and invents none; labels, annotations, install.preflight, channels and the policy come back
+    as written; only the version pin, the selector and deppy's annotations change."""
+    doc: dict[str, Any] = {
+        "apiVersion": "olm.operatorframework.io/v1",
+        "kind": "ClusterExtension",
+        "metadata": {
+            "name": "argocd",
+            "labels": {"team": "platform"},
+            "annotations": {"owner": "alice"},
+            "resourceVersion": "12",
+            "uid": "u-1",
+        },
+        "spec": {
+            "namespace": "argocd",
+            "install": {"preflight": {"crdUpgradeSafety": {"enforcement": "None"}}},
+            "source": {
+                "sourceType": "Catalog",
+                "catalog": {
+                    "packageName": "pkg",
+                    "version": ">=1.0.0",
+                    "channels": ["stable"],
+                    "upgradeConstraintPolicy": "SelfCertified",
+                },
+            },
+        },
+    }
+    catalog = catalog_dir(tmp_path, "main", "1.0.0", "1.1.0")
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "argocd"}}
+    code, out, err = run(
+        "-f", write(tmp_path, namespace, doc), "--catalog", catalog, "-o", "clusterextensions"
+    )
+    assert code == 0, err
+    (plan,) = yaml.safe_load_all(out)
+    assert plan["metadata"] == {
+        "name": "argocd",
+        "labels": {"team": "platform"},
+        "annotations": {"owner": "alice", "deppy.io/installs-as-written": "true"},
+    }
+    assert "serviceAccount" not in plan["spec"]
+    assert plan["spec"]["install"] == doc["spec"]["install"]
+    assert plan["spec"]["source"]["catalog"] == {
+        "packageName": "pkg",
+        "version": "1.1.0",
+        "channels": ["stable"],
+        "upgradeConstraintPolicy": "SelfCertified",
+        "selector": {"matchLabels": {"olm.operatorframework.io/metadata.name": "main"}},
+    }
 
 
 def test_a_plan_without_namespace_names_the_flag(tmp_path: Path) -> None:
@@ -414,3 +492,40 @@ def test_without_catalog_flags_the_stored_catalogs_are_the_clustercatalogs(
     assert code == 0
     (item,) = json.loads(out)["selection"]
     assert (item["version"], item["catalog"]) == ("0.65.1", "embedded")
+
+
+def test_upgrades_stop_where_olm_v1_refuses_a_bundle_with_a_dependency(tmp_path: Path) -> None:
+    """OLM v1 chooses 1.1.0 after 1.0.2, then refuses it (it declares olm.package.required) and
+    does not fall back: the path stops at 1.0.2, with OLM v1's message and the way out."""
+    objs = [
+        package("pkg", "stable"),
+        channel(
+            "pkg",
+            "stable",
+            entry("pkg.v1.0.0"),
+            entry("pkg.v1.0.2", "pkg.v1.0.0"),
+            entry("pkg.v1.1.0", "pkg.v1.0.2"),
+        ),
+        bundle("pkg", "1.0.0"),
+        bundle("pkg", "1.0.2"),
+        bundle("pkg", "1.1.0", needs_package("db", ">=2.0.0")),
+        package("db", "stable"),
+        channel("db", "stable", entry("db.v2.0.0")),
+        bundle("db", "2.0.0"),
+    ]
+    catalog = f"{write_catalog(tmp_path / 'main', objs)}=main"
+    file = write(tmp_path, extension(installed="1.0.0"))
+    code, out, _ = upgrades("-f", file, "--catalog", catalog)
+    assert code == 0
+    assert "path: 1.0.0 → 1.0.2 (1 reconciliation)" in out
+    assert (
+        'stops after 1.0.2: OLM v1 chooses 1.1.0 and refuses it: validating bundle "pkg.v1.1.0": '
+        'bundle "pkg.v1.1.0" has a dependency declared via property "olm.package.required" '
+        "which is currently not supported"
+    ) in out
+    assert "--resolved-catalog" in out
+    code, out, _ = upgrades("-f", file, "--catalog", catalog, "-o", "json")
+    (report,) = json.loads(out)
+    assert [step["version"] for step in report["path"]] == ["1.0.2"]
+    assert report["refused"]["version"] == "1.1.0"
+    assert report["refused"]["refusal"]["property"] == "olm.package.required"

@@ -641,8 +641,18 @@ def test_manifests_are_least_privilege(env: dict[str, Any]) -> None:
         assert "*" not in rule["verbs"] and "*" not in rule["resources"]
         assert "*" not in rule.get("apiGroups", [])
     writable = {r for rule in role["rules"] if "delete" in rule["verbs"] for r in rule["resources"]}
-    # what it owns; and OLM v1's ClusterExtensions, only those labelled its own (its check)
-    assert writable == {"inputs", "bundles", "instances", "configmaps", "clusterextensions"}
+    # what it owns; and OLM v1's ClusterExtensions and resolved catalogs (ClusterCatalogs), only
+    # those labelled its own (its check)
+    assert writable == {
+        "inputs", "bundles", "instances", "configmaps", "clusterextensions", "clustercatalogs"
+    }  # fmt: skip
+    assert not [r for rule in role["rules"] for r in rule["resources"] if r == "secrets"]
+    # registry Secrets are read in deppy's own namespace only
+    secrets = api.call(
+        "GET",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/deppy-system/roles/deppy-controller-secrets",
+    )
+    assert secrets["rules"] == [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]
     assert {c["metadata"]["name"] for c in api.list("inputclasses")} >= {
         "subscription",
         "force",

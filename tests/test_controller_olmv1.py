@@ -11,6 +11,7 @@ with a dependency); alvearie-imaging-ingestion stands alone.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import time
@@ -41,6 +42,15 @@ from tests.controller_env import (
 from tests.fbc_server import CatalogServer, fbc_stream, serve_catalog
 from tests.kube import KubeCluster
 from tests.olmv1_objects import cluster_catalog, cluster_extension
+from tests.registry import (
+    MISSING,
+    PASSWORD,
+    USER,
+    Registry,
+    registry_missing,
+    running_registry,
+    unpacked_configs,
+)
 
 COMMUNITY = "community-operators-prod-v4.18"
 PACKAGES = ("node-healthcheck-operator", "self-node-remediation", "alvearie-imaging-ingestion")
@@ -142,7 +152,6 @@ def apply_nhc(kube: KubeCluster, ns: str, version: str) -> None:
         "nhc",
         {
             "inputClass": "olm-v1",
-            "serviceAccount": "nhc-installer",
             "constraints": [
                 {"type": "olm.catalog", "value": {"name": CATALOG, "package": package}},
                 {"type": "olm.packageVersion", "value": {"package": package, "version": version}},
@@ -184,6 +193,11 @@ def pending(api: Kube, ns: str) -> list[dict[str, Any]]:
 def env(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """deppy installed, OLM v1 not installed yet (the first test installs it), a catalogd
     stand-in serving the content before HELD_BACK was published, and the controller."""
+    stack = contextlib.ExitStack()
+    registry = None  # without docker-registry and skopeo, the resolved catalog part is skipped
+    if registry_missing() is None:
+        directory = tmp_path_factory.mktemp("registry")
+        registry = stack.enter_context(running_registry(directory, secure=True))
     install(kube)
     kube.kubectl("delete", "crd", *OLM_V1_CRDS, "--ignore-not-found", "--wait=true")
     api = client(kube)
@@ -198,6 +212,7 @@ def env(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator
                     "server": server,
                     "controller": controller,
                     "tmp": tmp,
+                    "registry": registry,
                 }
                 assert "Traceback" not in controller.log_text()
             finally:
@@ -209,6 +224,8 @@ def env(kube: KubeCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator
                     kube.kubectl("delete", kind, "--all", "--ignore-not-found", check=False)
                 for kind in ("inputclasses", "provisionerclasses"):
                     kube.kubectl("delete", kind, "olm-v1-allow", "--ignore-not-found")
+                api.patch("provisionerclasses", "olm-v1", {"parameters": {"resolvedCatalog": None}})
+                stack.close()
 
 
 def test_without_olm_v1_the_instance_says_so_and_applies_once_it_is_installed(
@@ -269,7 +286,52 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
     assert len(first) == 1
     assert condition(first[0], "Approved")["reason"] == "PermissionsUnknown"  # type: ignore[index]
     assert api.get("clusterextensions", "node-healthcheck-operator") is None  # not approved yet
-    approve(kube, first[0]["metadata"]["name"], ns)
+    name = first[0]["metadata"]["name"]
+    approve(kube, name, ns)
+
+    # NHC 0.8.0 declares olm.gvk.required, which OLM v1 refuses: without a resolved catalog
+    # nothing of the set is written, and the Instance says why and what to do
+    def refused() -> dict[str, Any] | None:
+        found = api.get("instances", name, ns)
+        applied = condition(found, "Applied")
+        return found if applied and applied["reason"] == "NeedsResolvedCatalog" else None
+
+    applied = condition(wait_for("NeedsResolvedCatalog", refused, log=controller), "Applied")
+    assert applied is not None and applied["status"] == "False"
+    assert "node-healthcheck-operator 0.8.0 declares olm.gvk.required" in applied["message"]
+    assert "parameters.resolvedCatalog" in applied["message"]
+    wait_for("its Event", lambda: told(api, ns, name, "NeedsResolvedCatalog"), log=controller)
+    assert api.get("clusterextensions", "self-node-remediation") is None
+
+    # with a registry (TLS, a login from a dockerconfigjson Secret in deppy's namespace), the
+    # provisioner pushes the resolved catalog, writes its ClusterCatalog, then the extensions
+    registry: Registry | None = env["registry"]
+    if registry is None:
+        pytest.skip(MISSING)
+    kube.kubectl(
+        "create", "secret", "docker-registry", "regcreds", "-n", "deppy-system",
+        f"--docker-server={registry.address}", f"--docker-username={USER}",
+        f"--docker-password={PASSWORD}",
+    )  # fmt: skip
+    # a registry that is down first: Applied False with its answer, nothing written
+    down = {"ref": "docker://127.0.0.1:1/deppy/resolved", "tlsVerify": False}
+    api.patch("provisionerclasses", "olm-v1", {"parameters": {"resolvedCatalog": down}})
+    api.patch("instances", name, {"metadata": {"annotations": {"touched": "0"}}}, ns)
+
+    def not_published() -> dict[str, Any] | None:
+        found = api.get("instances", name, ns)
+        applied = condition(found, "Applied")
+        return found if applied and applied["reason"] == "ResolvedCatalogNotPublished" else None
+
+    applied = condition(wait_for("the registry's answer", not_published, log=controller), "Applied")
+    assert applied is not None and "127.0.0.1:1" in applied["message"]
+    assert api.get("clusterextensions", "self-node-remediation") is None
+    resolved = {"ref": f"docker://{registry.address}/deppy/resolved", "tlsVerify": False,
+                "authSecret": "regcreds"}  # fmt: skip
+    api.patch("provisionerclasses", "olm-v1", {"parameters": {"resolvedCatalog": resolved}})
+    api.patch("instances", name, {"metadata": {"annotations": {"touched": "1"}}}, ns)
+    unit = first[0]["metadata"]["labels"]["deppy.io/unit"]
+    ours = f"deppy-{unit}"
 
     def pinned(name: str, version: str) -> dict[str, Any] | None:
         found: dict[str, Any] | None = api.get("clusterextensions", name)
@@ -281,16 +343,41 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
         "NHC pinned", lambda: pinned("node-healthcheck-operator", "0.8.0"), log=controller
     )
     snr = wait_for("SNR pinned", lambda: pinned("self-node-remediation", "0.7.0"), log=controller)
-    for found, channel in ((nhc, "stable"), (snr, "stable")):
+    for found, selected in ((nhc, ours), (snr, CATALOG)):
         catalog = found["spec"]["source"]["catalog"]
-        assert catalog["channels"] == [channel]
+        assert catalog["channels"] == ["stable"]
         assert catalog["upgradeConstraintPolicy"] == "CatalogProvided"
         assert catalog["selector"]["matchLabels"] == {
-            "olm.operatorframework.io/metadata.name": CATALOG
+            "olm.operatorframework.io/metadata.name": selected
         }
-        assert found["spec"]["serviceAccount"] == {"name": "nhc-installer"}
+        assert "serviceAccount" not in found["spec"]  # named by neither the Input nor its class
         assert found["spec"]["namespace"] == ns
         assert found["metadata"]["labels"]["deppy.io/namespace"] == ns
+    cluster_catalog_of_unit = api.get("clustercatalogs", ours)
+    assert cluster_catalog_of_unit is not None
+    assert cluster_catalog_of_unit["metadata"]["labels"]["deppy.io/unit"] == unit
+    ref = cluster_catalog_of_unit["spec"]["source"]["image"]["ref"]
+    assert ref.startswith(f"{registry.address}/deppy/resolved@sha256:")
+    assert cluster_catalog_of_unit["spec"]["priority"] == -(2**31)
+    # catalogd's part, played: the pushed image unpacked and served; OLM v1 finds NHC 0.8.0 there
+    # with no dependency property (what satisfied it is recorded instead)
+    layout = env["tmp"] / "resolved-layout"
+    copied = registry.skopeo("copy", f"docker://{ref}", f"oci:{layout}:served")
+    assert copied.returncode == 0, copied.stderr
+    configs = unpacked_configs(layout, "served", env["tmp"] / "resolved-unpacked")
+    stream = fbc_stream(configs)
+    (bundle,) = [d for d in map(orjson.loads, stream.splitlines()) if d["schema"] == "olm.bundle"]
+    assert bundle["name"] == "node-healthcheck-operator.v0.8.0"
+    types = [p["type"] for p in bundle["properties"]]
+    assert "olm.gvk.required" not in types and "deppy.io/resolved-dependency" in types
+    with serve_catalog(stream) as served:
+        serve_as_catalogd(api, ours, served.url, ref)
+        time.sleep(2)  # deppy never resolves against it: no new proposal for the unit
+        assert pending(api, ns) == []
+    # the credentials appear nowhere deppy writes
+    shown = json.dumps([api.get("instances", name, ns), api.list("events", ns)])
+    for place in (shown, controller.log_text(), _metrics(controller)):
+        assert PASSWORD not in place
 
     # operator-controller installs them: the Instance mirrors it (kubectl get instances shows it)
     play_operator_controller(api, "node-healthcheck-operator", "0.8.0")
@@ -455,6 +542,44 @@ def test_a_package_leaving_the_set_is_reported_and_deleted_only_with_prune(
         wait_for("the Pruned Event", lambda: told(api, ns, name, "Pruned"), log=controller)
     finally:
         api.patch("provisionerclasses", "olm-v1", {"parameters": {"prune": False}})
+
+
+def test_olm_v1_refusing_a_bundle_with_a_dependency_gets_deppys_answer(
+    env: dict[str, Any],
+) -> None:
+    """A person's ClusterExtension for node-healthcheck-operator 0.8.0: operator-controller
+    chose it and refused it (NoDependencyValidation). deppy's Event names the property, what
+    deppy installs to satisfy it, and the way out."""
+    api, kube, controller = env["api"], env["kube"], env["controller"]
+    install_olm_v1(kube)
+    kube.kubectl("apply", "-f", "-", input=json.dumps(cluster_catalog(CATALOG)))
+    serve_as_catalogd(api, CATALOG, env["server"].url, digest(1))
+    name = "nhc-by-hand"
+    selector = {"matchLabels": {"olm.operatorframework.io/metadata.name": CATALOG}}
+    extension = cluster_extension(
+        name, "node-healthcheck-operator", None, namespace="default", version="0.8.0",
+        selector=selector,
+    )  # fmt: skip
+    kube.kubectl("apply", "-f", "-", input=json.dumps(extension))
+    bundle = "node-healthcheck-operator.v0.8.0"
+    message = (
+        f'validating bundle "{bundle}": bundle "{bundle}" has a dependency declared via '
+        'property "olm.gvk.required" which is currently not supported'
+    )
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    retrying = {"type": "Progressing", "status": "True", "reason": "Retrying",
+                "message": message, "lastTransitionTime": stamp}  # fmt: skip
+    write_status(api, "clusterextensions", name, {"conditions": [retrying]})
+    (event,) = wait_for(
+        "DependencyRefused", lambda: told(api, "default", name, "DependencyRefused"),
+        log=controller,
+    )  # fmt: skip
+    assert event["type"] == "Warning"
+    text = event["message"]
+    assert "it declares olm.gvk.required" in text
+    assert "deppy satisfies it with self-node-remediation 0.7" in text
+    assert "parameters.resolvedCatalog" in text and "--resolved-catalog" in text
+    kube.kubectl("delete", "clusterextension", name)
 
 
 def test_a_cluster_extension_deppy_did_not_write_is_left_alone(env: dict[str, Any]) -> None:

@@ -43,12 +43,17 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def planned(directory: Path, settings: FleetSettings) -> list[dict[str, Any]]:
     """The records of a fleet plan of ``directory`` in this process."""
     found = plan_fleet(cluster_refs([str(directory)]), settings, workers=0)
-    return [orjson.loads(r) for batch in found for r in batch]
+    return [orjson.loads(r) for lines in found for r in lines.data.splitlines()]
 
 
 @pytest.fixture(scope="module")
 def records(fleet: Path) -> list[dict[str, Any]]:
     return planned(fleet, FleetSettings(catalogs=(COMMUNITY,), target_ocp=TARGET))
+
+
+def export_of(record: dict[str, Any]) -> str:
+    """The export file a planned cluster was read from (its record names it relatively)."""
+    return str(record["source"]).split(" (exported from ")[0]
 
 
 def upgrades(export: str, *more: str) -> list[dict[str, Any]]:
@@ -83,9 +88,11 @@ def test_a_directory_lists_its_exports_in_name_order_depth_after(
     monkeypatch.chdir(tmp_path)
     refs = cluster_refs(["fleet/"])
     assert [r.name for r in refs] == [
-        "fleet/A.json", "fleet/b.yaml", "fleet/eu/c.YML", "fleet/eu/linked.json",
-        "fleet/eu/west/d.json",
+        "A.json", "b.yaml", "eu/c.YML", "eu/linked.json", "eu/west/d.json",
     ]  # fmt: skip
+    assert [r.name for r in cluster_refs([str(tmp_path / "fleet")])] == [r.name for r in refs]
+    several = cluster_refs(["fleet/eu/west", str(tmp_path / "fleet" / "b.yaml"), "elsewhere"])
+    assert [r.name for r in several] == ["west/d.json", "b.yaml", "elsewhere/f.json"]
     real = tmp_path.resolve()
     assert [r.path for r in refs] == [
         str(real / "fleet/A.json"), str(real / "fleet/b.yaml"), str(real / "fleet/eu/c.YML"),
@@ -107,7 +114,7 @@ def test_cluster_plans_are_what_upgrades_answers_for_each_alone(
 
 
 def _same_as_alone(record: dict[str, Any]) -> None:
-    alone = upgrades(record["cluster"])
+    alone = upgrades(export_of(record))
     assert [o["package"] for o in record["operators"]] == [a["package"] for a in alone]
     for operator, answer in zip(record["operators"], alone, strict=True):
         channel = answer["channel"]
@@ -121,7 +128,7 @@ def _same_as_alone(record: dict[str, Any]) -> None:
         others = [(c["channel"], c["newest"]) for c in answer["otherChannels"]]
         assert [(c["channel"], c["newest"]) for c in operator["otherChannels"]] == others
     # at the target: each blocker's fix is what `deppy upgrades --ocp-version TARGET` picks
-    later = {a["package"]: a for a in upgrades(record["cluster"], "--ocp-version", TARGET)}
+    later = {a["package"]: a for a in upgrades(export_of(record), "--ocp-version", TARGET)}
     for blocker in record["blockers"]:
         answer = later[blocker["package"]]
         fix = blocker["unblockedBy"]
@@ -135,6 +142,8 @@ def test_the_fleet_has_blockers_at_the_target_and_says_why(records: list[dict[st
     blockers = [b for r in records if "error" not in r for b in r["blockers"]]
     assert blockers, "the seeded fleet installs bundles that stop before OpenShift 4.20"
     assert all("olm.maxOpenShiftVersion" in b["reasons"][0] for b in blockers)
+    # said of the target, not of the cluster (which does not run 4.20 yet)
+    assert all(b["reasons"][0].endswith(f"; the target is {TARGET}") for b in blockers)
     assert {b["package"] for b in blockers} == {"gitlab-operator-kubernetes"}
     for blocker in blockers:  # unblocked by a version that runs on 4.20: 2.6.0 and later
         version = tuple(int(x) for x in blocker["unblockedBy"]["version"].split("."))
@@ -146,7 +155,7 @@ def test_the_fleet_has_blockers_at_the_target_and_says_why(records: list[dict[st
 
 
 def test_bad_clusters_are_error_records_and_the_run_goes_on(
-    records: list[dict[str, Any]],
+    records: list[dict[str, Any]], fleet: Path
 ) -> None:
     by_index = {r["index"]: r for r in records}
     cut_short = [by_index[n] for n in range(3, COUNT, 10)]
@@ -155,7 +164,8 @@ def test_bad_clusters_are_error_records_and_the_run_goes_on(
     assert all("no-such-operator" in r["error"] for r in unknown)
     assert sum("error" in r for r in records) == len(cut_short) + len(unknown)
     # the same error `deppy upgrades` gives for that cluster alone
-    code, _, err = run("upgrades", "--cluster", unknown[0]["cluster"], "--catalog", COMMUNITY)
+    export = str(fleet / unknown[0]["cluster"])
+    code, _, err = run("upgrades", "--cluster", export, "--catalog", COMMUNITY)
     assert code == 2 and unknown[0]["error"] in err
 
 
@@ -254,19 +264,22 @@ def test_merged_rollups_of_consecutive_runs_equal_the_rollup_of_all(
 
 
 @pytest.mark.parametrize(
-    ("clusters", "workers"), [(10_000, 2), (10_000, 16), (500, 2), (24, 2), (1, 8)]
+    ("clusters", "workers"),
+    [(10_000, 2), (10_000, 16), (100_000, 14), (500, 2), (24, 2), (1, 8)],
 )
 def test_the_default_batch_keeps_every_worker_busy_and_dask_costs_few(
     clusters: int, workers: int
 ) -> None:
-    """Batches of at most 200 clusters (dask's few ms of CPU per batch, in the command and on
+    """Batches of at most 500 clusters (dask's few ms of CPU per batch, in the command and on
     the worker, stay small against planning them) and enough of them for each worker to get
     at least 8 when the fleet allows (the last batches, where workers wait for one another,
-    stay short)."""
+    stay short), and no fewer clusters than that leaves (dask's CPU per batch in the command,
+    the same for 60 clusters as for 375, spread over as many as it can be)."""
     size = default_batch_size(clusters, workers)
     batches = -(-clusters // size)
-    assert 1 <= size <= 200
+    assert 1 <= size <= 500
     assert batches >= min(8 * workers, clusters)
+    assert size >= min(500, clusters // (8 * workers))
 
 
 def test_cli_json_is_the_records_and_the_summary(fleet: Path) -> None:
@@ -495,12 +508,12 @@ def test_extension_plans_are_what_upgrades_answers_for_each_alone(
     compared = 0
     for record in v1_records:
         assert "error" not in record, record
-        export = json.loads(Path(record["cluster"]).read_text())
+        export = json.loads(Path(export_of(record)).read_text())
         extensions = {e["metadata"]["name"]: e for e in export["clusterExtensions"]}
         for operator in record["operators"]:
             if operator["kind"] != "ClusterExtension":
                 continue
-            answer = _extension_alone(Path(record["cluster"]),
+            answer = _extension_alone(Path(export_of(record)),
                                       extensions[operator["extension"]], tmp_path)  # fmt: skip
             steps = [b["name"] for b in answer["path"]]
             assert operator["package"] == answer["package"]
@@ -576,7 +589,7 @@ def test_a_version_range_that_keeps_the_blocker_says_the_spec_must_change(
     assert fix["version"] == "2.6.0"
     # with the range proposed, `deppy upgrades` walks the extension to the fix
     changed = cluster_extension("gitlab", GITLAB, "2.5.2", version=change["to"])
-    answer = _extension_alone(Path(record["cluster"]), changed, tmp_path)
+    answer = _extension_alone(Path(export_of(record)), changed, tmp_path)
     assert [fix["path"][0], *(b["name"] for b in answer["path"])] == fix["path"]
 
 
@@ -664,3 +677,30 @@ def test_an_extension_olm_v1_would_refuse_is_its_error_and_a_bad_catalog_the_clu
     (tmp_path / "a.json").write_text(json.dumps(export))
     record = planner.plan(ref)
     assert "spec.priority" in record["error"] and "operators" not in record
+
+
+def test_an_extension_whose_next_bundle_declares_a_dependency_stops_there(
+    tmp_path: Path,
+) -> None:
+    """OLM v1 refuses rabbitmq-messaging-topology-operator 1.15.0 (it declares olm.gvk.required)
+    and does not fall back: from 1.13.0 the extension moves to 1.14.2 and stops; from 1.14.2 it
+    cannot move at all (stranded). Each record carries OLM v1's message and the way out."""
+    package = "rabbitmq-messaging-topology-operator"
+    clusters = tmp_path / "clusters"
+    clusters.mkdir()
+    _v1_export(clusters / "a.json", [cluster_extension("topology", package, "1.13.0")])
+    _v1_export(clusters / "b.json", [cluster_extension("topology", package, "1.14.2")])
+    records = _by_name(planned(clusters, FleetSettings(catalogs=(COMMUNITY,))))
+    (moving,) = records["a"]["operators"]
+    assert moving["newestVersion"] == "1.14.2" and not moving["stranded"]
+    refused = moving["refused"]
+    assert (refused["version"], refused["property"]) == ("1.15.0", "olm.gvk.required")
+    assert refused["message"] == (
+        f'validating bundle "{package}.v1.15.0": bundle "{package}.v1.15.0" has a dependency '
+        'declared via property "olm.gvk.required" which is currently not supported'
+    )
+    assert "--resolved-catalog" in refused["wayOut"]
+    (stuck,) = records["b"]["operators"]
+    assert stuck["stranded"] and stuck["next"] is None
+    assert stuck["refused"]["version"] == "1.15.0"
+    assert records["b"]["stranded"] == [package]

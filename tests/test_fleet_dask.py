@@ -5,6 +5,7 @@ process and of the embedded local scheduler."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -156,6 +158,29 @@ def test_the_embedded_scheduler_gives_the_same_output(
     assert sum(b'"error"' in line for line in out.splitlines()) == damaged
 
 
+def test_the_embedded_cluster_samples_the_host_seldom() -> None:
+    """dask's host monitors (the scheduler's, each nanny's and worker's SystemMonitor every
+    500 ms, memory every 100 ms, an event loop check every 20 ms) took most of the command's
+    CPU while the workers plan, growing with the wall time: on the embedded cluster the host
+    is sampled every 10 s, memory and the event loop once a second."""
+    from deppy.workflows.fleet.fanout import _client
+    from deppy.workflows.fleet.plan import FleetSettings
+
+    with _client(1, None, FleetSettings(catalogs=(COMMUNITY,)), []) as client:
+        scheduler = client.cluster.scheduler
+        (nanny,) = client.cluster.workers.values()
+
+        def periods(dask_worker: Any) -> dict[str, float]:
+            return {n: c.callback_time for n, c in dask_worker.periodic_callbacks.items()}
+
+        worker = next(iter(client.run(periods).values()))
+        nannied, scheduled = periods(nanny), periods(scheduler)
+    for callbacks in (scheduled, nannied, worker):
+        assert callbacks["monitor"] >= 10_000
+        assert callbacks["tick"] >= 1_000
+    assert nannied["memory_monitor"] >= 1_000 and worker["memory_monitor"] >= 1_000
+
+
 def test_a_planner_warmed_before_a_fork_plans_in_the_child_as_one_process_does(
     fleet: Path, in_process: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -181,17 +206,20 @@ def test_a_planner_warmed_before_a_fork_plans_in_the_child_as_one_process_does(
         warm_up._warm_up()
         warmed = planner_for(settings)
         assert warmed.new.reports, "the warm-up kept no report"
+        # frozen: no collection in a worker walks (and so copies) the pages it inherited
+        assert gc.is_tracked(warmed.new.reports)
+        assert not any(o is warmed.new.reports for o in gc.get_objects())
         reading, writing = os.pipe()
         child = os.fork()
         if child == 0:  # pragma: no cover - the child reports through the pipe
             try:
                 assert planner_for(settings) is warmed
-                records, _ = plan_batch(settings, refs)
+                (lines, _), _ = plan_batch(settings, refs)
                 snapshot = warmed.new.source._snapshot  # type: ignore[attr-defined]
                 reopened = (
                     snapshot._inherited is not None and snapshot._conn is not snapshot._inherited
                 )
-                os.write(writing, b"".join(r + b"\n" for r in records) if reopened else b"shared")
+                os.write(writing, lines if reopened else b"shared")
             finally:
                 os._exit(0)
         os.close(writing)

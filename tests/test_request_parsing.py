@@ -159,7 +159,7 @@ def test_catalog_spec() -> None:
     assert parse_catalog("./cat=community") == CatalogSpec("./cat", "community", 0)
     assert parse_catalog("./cat=community:10") == CatalogSpec("./cat", "community", 10)
     assert parse_catalog("./cat=low:-5") == CatalogSpec("./cat", "low", -5)
-    with pytest.raises(InputError, match="priority 'high' is not an integer"):
+    with pytest.raises(InputError, match="priority: 'high' is not an integer"):
         parse_catalog("./cat=community:high")
 
 

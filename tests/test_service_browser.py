@@ -16,6 +16,7 @@ import pytest
 
 from tests.chromium import ARTIFACTS, DOCS_IMAGES, chromium, needs_chromium
 from tests.conftest import free_port
+from tests.olmv1_objects import TOPOLOGY
 from tests.service_support import store_app
 
 pytestmark = needs_chromium
@@ -200,6 +201,17 @@ spec:
 """
 
 
+def paste_clusterextension(driver: object, server: str, text: str) -> None:
+    """On the resolve page, paste ``text`` as ClusterExtension YAML and resolve it."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{server}/#/resolve")  # type: ignore[attr-defined]
+    wait_for(driver, "#resolve-form")
+    driver.find_element(By.CSS_SELECTOR, "#olmv1 summary").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#clusterextension").send_keys(text)  # type: ignore[attr-defined]
+    driver.find_element(By.ID, "clusterextension-button").click()  # type: ignore[attr-defined]
+
+
 def test_a_pasted_clusterextension_is_explained_then_resolved(
     server: str, browser: object, shots: Path
 ) -> None:
@@ -208,12 +220,7 @@ def test_a_pasted_clusterextension_is_explained_then_resolved(
     from selenium.webdriver.common.by import By
 
     driver = browser
-    driver.get(f"{server}/#/resolve")  # type: ignore[attr-defined]
-    wait_for(driver, "#resolve-form")
-    driver.find_element(By.CSS_SELECTOR, "#olmv1 summary").click()  # type: ignore[attr-defined]
-    area = wait_for(driver, "#clusterextension")
-    area.send_keys(CLUSTER_EXTENSION.replace("VERSION", '"0.6.0"'))  # type: ignore[attr-defined]
-    driver.find_element(By.ID, "clusterextension-button").click()  # type: ignore[attr-defined]
+    paste_clusterextension(driver, server, CLUSTER_EXTENSION.replace("VERSION", '"0.6.0"'))
     wait_for(driver, "#explanation")
     text = driver.find_element(By.ID, "explanation").text  # type: ignore[attr-defined]
     assert 'no bundles found for package "argocd-operator" matching version "0.6.0"' in text
@@ -227,6 +234,35 @@ def test_a_pasted_clusterextension_is_explained_then_resolved(
     rows = driver.find_elements(By.CSS_SELECTOR, "#selection tbody tr")  # type: ignore[attr-defined]
     assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["0.13.0"]
     driver.save_screenshot(str(shots / "08-clusterextension-resolved.png"))  # type: ignore[attr-defined]
+
+
+def test_the_resolve_page_says_what_olm_v1_refuses_and_shows_the_plan(
+    server: str, browser: object, shots: Path
+) -> None:
+    """A ClusterExtension whose bundle declares a dependency: the page says OLM v1 refuses it as
+    written (OLM v1's message, the way out) and shows the ClusterExtension plan to apply."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(f"{server}/#/resolve")  # type: ignore[attr-defined]
+    wait_for(driver, "#resolve-form")
+    driver.find_element(By.CSS_SELECTOR, "#olmv1 summary").click()  # type: ignore[attr-defined]
+    area = wait_for(driver, "#clusterextension")
+    area.send_keys(TOPOLOGY)  # type: ignore[attr-defined]
+    driver.find_element(By.ID, "clusterextension-button").click()  # type: ignore[attr-defined]
+    verdict = wait_for(driver, "#olmv1-verdict")
+    text = verdict.text  # type: ignore[attr-defined]
+    assert "OLM v1 refuses part of this plan as written" in text
+    assert "has a dependency declared via property" in text and "--resolved-catalog" in text
+    rows = driver.find_elements(By.CSS_SELECTOR, "#olmv1-extensions tbody tr")  # type: ignore[attr-defined]
+    cells = [[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows]
+    assert [c[0] for c in cells] == ["rabbitmq-cluster-operator", "topology"]
+    assert cells[0][4] == "topology" and cells[0][5] == "yes"
+    driver.find_element(By.ID, "olmv1-plan-button").click()  # type: ignore[attr-defined]
+    plan = wait_for(driver, "#olmv1-plan:not([hidden])")
+    assert "kind: ClusterExtension" in plan.text  # type: ignore[attr-defined]
+    assert "deppy.io/olm-v1-refusal" in plan.text  # type: ignore[attr-defined]
+    driver.save_screenshot(str(shots / "09-clusterextension-olmv1-verdict.png"))  # type: ignore[attr-defined]
 
 
 def test_a_package_description_reads_as_formatted_text(
@@ -246,3 +282,47 @@ def test_a_package_description_reads_as_formatted_text(
     assert links and all(a.get_attribute("href").startswith("https://") for a in links)
     assert all("noopener" in a.get_attribute("rel") for a in links)
     assert box.find_elements(By.CSS_SELECTOR, "h5, li, code")  # type: ignore[attr-defined]
+
+
+def test_an_olm_v1_way_out_is_a_button_that_edits_the_objects_and_resolves(
+    server: str, browser: object, shots: Path
+) -> None:
+    """Issue 36: OLM v1 ways out had no "Try this" though deppy's own did; the button edits the
+    pasted ClusterExtension as the way out says, and the request resolves."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    paste_clusterextension(driver, server, CLUSTER_EXTENSION.replace("VERSION", '"0.6.0"'))
+    wait_for(driver, "#explanation")
+    items = driver.find_elements(By.CSS_SELECTOR, "#explanation ul.suggestions li")  # type: ignore[attr-defined]
+    nearest = [i for i in items if 'set spec.source.catalog.version: "0.5.0"' in i.text]
+    assert nearest, [i.text for i in items]
+    nearest[0].find_element(By.CSS_SELECTOR, "button.suggestion").click()
+    wait_for(driver, "#selection table")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#selection tbody tr")  # type: ignore[attr-defined]
+    assert [r.find_elements(By.TAG_NAME, "td")[2].text for r in rows] == ["0.5.0"]
+    edited = driver.find_element(By.ID, "clusterextension").get_attribute("value")  # type: ignore[attr-defined]
+    assert "version: 0.5.0" in edited and "packageName: argocd-operator" in edited
+    driver.save_screenshot(str(shots / "12-clusterextension-way-out-tried.png"))  # type: ignore[attr-defined]
+
+
+def test_the_upgrades_page_has_an_olm_v1_mode(server: str, browser: object, shots: Path) -> None:
+    """Installed ClusterExtensions pasted on the Upgrades page: where OLM v1 moves each next
+    under its policy, and the path over reconciliations."""
+    from selenium.webdriver.common.by import By
+
+    installed = CLUSTER_EXTENSION.replace("      version: VERSION\n", "") + (
+        "status:\n  install:\n    bundle: {name: argocd-operator.v0.5.0, version: 0.5.0}\n"
+    )
+    driver = browser
+    driver.get(f"{server}/#/upgrades")  # type: ignore[attr-defined]
+    wait_for(driver, "#upgrades-button")
+    driver.find_element(By.CSS_SELECTOR, "#olmv1-upgrades summary").click()  # type: ignore[attr-defined]
+    wait_for(driver, "#installed-extensions").send_keys(installed)  # type: ignore[attr-defined]
+    driver.find_element(By.ID, "extension-upgrades-button").click()  # type: ignore[attr-defined]
+    card = wait_for(driver, ".extension-upgrade")
+    text = card.text  # type: ignore[attr-defined]
+    assert "ClusterExtension argocd: argocd-operator 0.5.0" in text
+    assert "Next: 0.7.0 (argocd-operator.v0.7.0, catalog community)" in text
+    assert "Path: 0.5.0 → 0.7.0 → " in text and "(15 reconciliations)" in text
+    driver.save_screenshot(str(shots / "13-upgrades-olmv1.png"))  # type: ignore[attr-defined]

@@ -121,7 +121,7 @@ def test_oversize_bodies_get_413(api: TestClient) -> None:
 def test_query_and_route_errors_are_problems(api: TestClient) -> None:
     for path, status in (
         ("/api/v1/packages?limit=-1&q=x", 422),
-        ("/api/v1/packages", 422),
+        ("/api/v1/packages?q=%20", 422),
         ("/api/v1/nowhere", 404),
         ("/api/v1/packages/etcd/graph.svg?catalog=odf", 404),
         ("/api/v1/resolve?timeout=-3", 405),

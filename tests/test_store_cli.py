@@ -88,7 +88,7 @@ def test_add_list_remove_refresh(home: Path) -> None:
 
     code, out, _ = deppy("catalog", "refresh", "apps")
     assert code == 0 and out.startswith("refreshed catalog apps: 2 packages")
-    assert out.rstrip().endswith("(was 4 bundles)")
+    assert out.rstrip().endswith("(was 4 bundles; kept as apps@1)")
     assert [c["priority"] for c in listed()] == [10, 0]
 
     code, out, _ = deppy("catalog", "remove", "infra")

@@ -4,6 +4,7 @@ package per kind of match for the term "redis")."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +90,84 @@ def test_words_match_at_their_start_never_inside_another_word(catalogs: CatalogS
     assert search(catalogs, "edis") == []  # inside "redis": not a match
     assert search(catalogs, "dis") == []
     assert [h.package for h in search(catalogs, "compatible")] == ["kv-store"]  # "Redis-compatible"
+
+
+LISTED = """\
+schema: olm.package
+name: beta-op
+defaultChannel: stable
+---
+schema: olm.channel
+package: beta-op
+name: stable
+entries: [{name: beta-op.v1.0.0}]
+---
+schema: olm.channel
+package: beta-op
+name: candidate
+entries: [{name: beta-op.v1.0.0}, {name: beta-op.v1.1.0, replaces: beta-op.v1.0.0}]
+---
+schema: olm.bundle
+name: beta-op.v1.0.0
+package: beta-op
+image: example.com/beta-op:1.0.0
+properties:
+  - {type: olm.package, value: {packageName: beta-op, version: 1.0.0}}
+  - {type: olm.csv.metadata, value: {provider: {name: Example  Inc.}}}
+---
+schema: olm.bundle
+name: beta-op.v1.1.0
+package: beta-op
+image: example.com/beta-op:1.1.0
+properties:
+  - {type: olm.package, value: {packageName: beta-op, version: 1.1.0}}
+  - {type: olm.csv.metadata, value: {provider: {name: Someone else}}}
+---
+schema: olm.package
+name: alpha-op
+---
+schema: olm.channel
+package: alpha-op
+name: alpha
+entries: [{name: alpha-op.v0.1.0}]
+---
+schema: olm.bundle
+name: alpha-op.v0.1.0
+package: alpha-op
+image: example.com/alpha-op:0.1.0
+properties:
+  - {type: olm.package, value: {packageName: alpha-op, version: 0.1.0}}
+"""
+
+
+def test_search_without_a_term_lists_every_package(tmp_path: Path) -> None:
+    """Like ``kubectl operator olmv1 search catalog``: every package, its channels, default
+    channel and provider (the default channel's newest bundle speaks for the package)."""
+    (tmp_path / "listed").mkdir()
+    (tmp_path / "listed" / "catalog.yaml").write_text(LISTED)
+    where = ("--catalog", f"{tmp_path / 'listed'}=listed")
+    code, out, _ = run("search", *where)
+    assert code == 0
+    assert out.splitlines() == [
+        "PACKAGE   CATALOG  CHANNELS          DEFAULT CHANNEL  PROVIDER",
+        "alpha-op  listed   alpha             -                -",
+        "beta-op   listed   candidate,stable  stable           Example Inc.",
+    ]
+    code, out, _ = run("search", *where, "-o", "json")
+    assert code == 0
+    assert json.loads(out)[1] == {
+        "package": "beta-op",
+        "catalog": "listed",
+        "channels": ["candidate", "stable"],
+        "defaultChannel": "stable",
+        "provider": "Example Inc.",
+        "latest": "1.0.0",
+    }
+    code, yaml_out, _ = run("search", *where, "-o", "yaml")
+    assert code == 0 and "defaultChannel: stable" in yaml_out
+    assert run("search", *where, "-o", "name")[1] == "alpha-op\nbeta-op\n"
+    code, out, _ = run("search", *where, "--limit", "1")
+    assert code == 0 and out.splitlines()[-1] == "… and 1 more (--limit 0 shows all)"
+    # every package, not the first 30 a term's hits stop at
+    code, out, _ = run("search", "--catalog", f"{DATA}=search", "-o", "name")
+    assert out.split() == sorted(out.split()) and len(out.split()) == 8

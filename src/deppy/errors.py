@@ -136,6 +136,35 @@ def unusable_path(error: OSError) -> InputError | None:
     return InputError(where, "too many levels of symbolic links", "give a path that resolves")
 
 
+def special_file(mode: int) -> str | None:
+    """What a path that is neither a regular file nor a directory is (``os.stat``'s
+    ``st_mode``), as a message names it: reading it as a file would block (a FIFO waits for a
+    writer) or never end (``/dev/zero``); None for a file or a directory."""
+    import stat
+
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), None)
+
+
+def printable_path(path: str) -> str:
+    """A path as a message, a record or a terminal can carry it: a name that is not UTF-8 (read
+    from a directory, the bytes kept as lone surrogates) with those bytes written as
+    ``\\xff``, and control characters (a newline, an escape sequence) escaped the same way."""
+    if path.isprintable():
+        return path
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file name leaves (from a JSON escape)
+        raw = path.encode("utf-8", "backslashreplace")
+    text = raw.decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
 def closest(name: str, choices: Iterable[str]) -> str | None:
     """The choice nearest to a misspelt ``name`` (``openshiftVerison`` → ``openshiftVersion``),
     or None when none is near enough to be a likely typo."""

@@ -152,9 +152,17 @@ def unanswered(world: World) -> list[str]:
     return found
 
 
+def _refused(entries: list[dict[str, Any]]) -> bool:
+    """Some bundle of the set declares a dependency, which OLM v1 refuses."""
+    refusing = ("olm.package.required", "olm.gvk.required", "olm.constraint")
+    return any(p.get("type") in refusing for e in entries for p in e.get("properties") or () if p)
+
+
 def extensions_match(world: World) -> list[str]:
     """OLM v1: the olm-v1 unit's newest approved set is what its ClusterExtensions ask for,
-    each pinned (exact version, the set's channel, CatalogProvided, its catalog by name)."""
+    each pinned (exact version, the set's channel, CatalogProvided, its catalog by name), or
+    the set is rightly not applied: a bundle of it declares a dependency OLM v1 refuses and the
+    class names no resolved catalog (``NeedsResolvedCatalog``)."""
     found: list[str] = []
     for namespace in world.namespaces():
         instance = world.installed(namespace).get(OLM_V1_UNIT)
@@ -162,6 +170,10 @@ def extensions_match(world: World) -> list[str]:
             continue
         name = instance["metadata"]["name"]
         applied = condition(instance, "Applied") or {}
+        if applied.get("reason") == "NeedsResolvedCatalog" and _refused(
+            world.set_content(namespace, name) or []
+        ):
+            continue  # rightly not applied: OLM v1 refuses a bundle of it (no resolved catalog)
         if applied.get("status") != "True":
             found.append(f"{namespace}/{name}: Applied {applied.get('reason')}: {applied}")
             continue

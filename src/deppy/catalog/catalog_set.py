@@ -105,8 +105,13 @@ class CatalogSet:
         return [c.name for c in self.catalogs]
 
     def restricted(self, names: Sequence[str]) -> BundleSource:
-        """Only the named catalogs (the request's ``sources``)."""
-        return CatalogSet(self.catalog(name) for name in dict.fromkeys(names))
+        """Only the named catalogs (the request's ``sources``); this set itself when it holds
+        exactly those (the controller's views already are): indexing a full catalog again costs
+        more than the resolution that asks."""
+        wanted = [self.catalog(name) for name in dict.fromkeys(names)]
+        if len(wanted) == len(self.catalogs):
+            return self
+        return CatalogSet(wanted)
 
     # -- lookups -----------------------------------------------------------------------------
     def bundles_of(self, package: str) -> list[Bundle]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from deppy.cli.data_output import SETTINGS, dump, emit, say
 from deppy.cli.text_table import cell, columns, short_image
@@ -21,13 +22,21 @@ def render(
     *,
     verbose: bool = False,
     facts: Sequence[tuple[str, str]] = (),
+    olmv1: Mapping[str, Any] | None = None,
 ) -> None:
-    """``facts`` head the HTML report (request, catalogs, cluster, time, deppy)."""
+    """``facts`` head the HTML report (request, catalogs, cluster, time, deppy); ``olmv1`` is
+    what OLM v1 does with the plan (``workflows.olmv1_plan.OLMv1Plan.summary``)."""
     if output in ("json", "yaml"):
         data = resolution.as_dict()
         if not verbose and "explanation" in data:
             # solver-level texts name variables (catalog/package/bundle); only -v shows them
             data["explanation"].pop("constraints", None)
+        if olmv1 is None and resolution.request.rules == "olmv1" and resolution.resolved:
+            from deppy.workflows.olmv1_plan import build_plan
+
+            olmv1 = build_plan(resolution).summary()  # replay and validate say it too
+        if olmv1 is not None:
+            data["olmv1"] = dict(olmv1)
         dump(data, output)
         return
     if output == "html":

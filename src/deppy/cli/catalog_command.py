@@ -121,6 +121,12 @@ def list_cmd(output: str) -> None:
             err=True,
         )
         return
+    for line in _table(stored):
+        say(line)
+
+
+def _table(stored: list[StoredCatalog]) -> list[str]:
+    """The stored catalogs as ``catalog list`` and ``catalog history`` show them."""
     rows = [_COLUMNS] + [
         (
             c.name,
@@ -135,15 +141,72 @@ def list_cmd(output: str) -> None:
         for c in stored
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(_COLUMNS) - 1)]
-    for row in rows:
-        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        say("  ".join([*cells, row[-1]]))
+    return [
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    ]
+
+
+KEEP_VARIABLE = "DEPPY_CATALOG_HISTORY"
+KEPT_BY_DEFAULT = 3
+_KEEP = click.option(
+    "--keep",
+    type=click.IntRange(min=0),
+    default=None,
+    help="How many earlier contents of the catalog to keep (NAME@1 the most recent); "
+    f"0 keeps none. Default: ${KEEP_VARIABLE}, else {KEPT_BY_DEFAULT}.",
+)
+
+
+def _kept(keep: int | None) -> int:
+    """``--keep``, else ``$DEPPY_CATALOG_HISTORY``, else the default."""
+    if keep is not None:
+        return keep
+    value = os.environ.get(KEEP_VARIABLE, "").strip()
+    if not value:
+        return KEPT_BY_DEFAULT
+    if not value.isascii() or not value.isdigit():
+        raise InputError(
+            f"${KEEP_VARIABLE}",
+            f"{value!r} is not a number of earlier contents to keep",
+            "set it to 0 or more, or unset it",
+        )
+    return int(value)
+
+
+@catalog_group.command("history")
+@click.argument("name")
+@click.option(
+    "--keep",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Drop the earlier contents beyond this many (never the catalog itself).",
+)
+@output_option("text", "json", "yaml", "name")
+def history_cmd(name: str, keep: int | None, output: str) -> None:
+    """Show the stored catalog NAME and the earlier contents kept by its refreshes: NAME@1
+    (before the last refresh), NAME@2, … — each usable wherever a stored name is
+    (--catalog NAME@1, --since NAME@1, catalog diff NAME@1 NAME)."""
+    store = Store()
+    _current(store, name, "has no history of its own")
+    if keep is not None:
+        dropped = store.prune_history(name, keep)
+        say(f"dropped {dropped} earlier content{'' if dropped == 1 else 's'} of {name}", err=True)
+    found = store.history(name)
+    if output == "name":
+        for c in found:
+            say(c.name)
+    elif output != "text":
+        dump({"catalog": name, "history": [_as_dict(c) for c in found]}, output)
+    else:
+        for line in _table(found):
+            say(line)
 
 
 @catalog_group.command("remove")
 @click.argument("name")
 def remove_cmd(name: str) -> None:
-    """Remove the stored catalog NAME."""
+    """Remove the stored catalog NAME, with the earlier contents its refreshes kept."""
     store = Store()
     _stored(store, name)
     removed = store.remove(name)
@@ -152,15 +215,19 @@ def remove_cmd(name: str) -> None:
 
 @catalog_group.command("refresh")
 @click.argument("name")
-def refresh_cmd(name: str) -> None:
-    """Read the stored catalog NAME again from its path (or URL) and replace it in one step."""
+@_KEEP
+def refresh_cmd(name: str, keep: int | None) -> None:
+    """Read the stored catalog NAME again from its path (or URL) and replace it in one step;
+    what it held before is kept as NAME@1 (see 'deppy catalog history NAME')."""
     store = Store()
-    before = _stored(store, name)
+    keep = _kept(keep)
+    before = _current(store, name, "is kept as it was, never read again")
     with _progress() as steps:
         catalog = steps.read(before.path, name, before.priority)
         report_problems(catalog, to_stderr)
-        stored = store.replace(catalog, progress=steps.storing)
-    say(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles)")
+        stored = store.replace(catalog, progress=steps.storing, keep=keep)
+    kept = f"; kept as {name}@1" if keep else ""
+    say(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles{kept})")
 
 
 @catalog_group.command("problems")
@@ -213,6 +280,16 @@ def _stored(store: Store, name: str) -> StoredCatalog:
             f"stored catalogs: {', '.join(sorted(names))}" if names else "the store is empty",
         )
     return found
+
+
+def _current(store: Store, name: str, what: str) -> StoredCatalog:
+    """The stored catalog ``name`` itself, not earlier contents of one (``NAME@1``)."""
+    if "@" in name:
+        base = name.split("@", 1)[0]
+        raise InputError(
+            f"catalog {name!r}", f"earlier contents of {base}: {what}", f"give {base} instead"
+        )
+    return _stored(store, name)
 
 
 def _counts(stored: StoredCatalog) -> str:

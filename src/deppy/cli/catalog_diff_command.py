@@ -12,7 +12,8 @@ import click
 from deppy.cli.data_output import SETTINGS, dump, say
 from deppy.cli.exit_codes import EXIT_OK, EXIT_UNRESOLVABLE
 from deppy.cli.workflow_options import output_option, quiet_option, to_stderr
-from deppy.workflows.catalog_diff import diff_facts, load_side
+from deppy.workflows.catalog_diff import diff_facts
+from deppy.workflows.catalog_diff_sides import load_side
 
 
 @click.command("diff")

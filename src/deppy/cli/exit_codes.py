@@ -1,5 +1,7 @@
-"""The exit codes every command shares: 0 done, 1 no solution (or a finding), 2 bad input;
-and how a command ends when the reader of its output has gone (``deppy … | head``)."""
+"""The exit codes every command shares: 0 done, 1 no solution (or a finding), 2 bad input, 3
+resolved but OLM v1 refuses part of the plan as written (an OLM v1 request whose chosen bundles
+declare dependencies, with no resolved catalog to install them from); and how a command ends
+when the reader of its output has gone (``deppy … | head``)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 EXIT_OK = 0
 EXIT_UNRESOLVABLE = 1
 EXIT_INPUT_ERROR = 2
+EXIT_OLMV1_REFUSES = 3
 
 
 def reader_gone() -> None:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import orjson
@@ -16,6 +17,13 @@ from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import quiet_option, warn
 from deppy.errors import DeppyError, InputError
+
+if TYPE_CHECKING:
+    from deppy.workflows.fleet.inputs import ClusterRef
+    from deppy.workflows.fleet.plan import FleetSettings
+    from deppy.workflows.fleet.rollup import Rollup
+
+EXIT_INTERRUPTED = 130  # as a shell reports a command ended by SIGINT (128 + 2)
 
 
 @cli.group("fleet")
@@ -80,7 +88,7 @@ def _default_workers() -> int:
     type=click.IntRange(min=1),
     default=None,
     help="Clusters per task sent to a worker (default: enough to give each worker at least 8 "
-    "tasks, at most 200).",
+    "tasks, at most 500).",
 )
 @quiet_option
 def plan_cmd(
@@ -107,7 +115,6 @@ def plan_cmd(
     plan (waves), top blockers, versions in use, clusters that need no change. A cluster that
     cannot be read or planned is an error record; the run goes on.
     """
-    from deppy.workflows.fleet.fanout import plan_fleet
     from deppy.workflows.fleet.inputs import cluster_refs
     from deppy.workflows.fleet.plan import FleetSettings
     from deppy.workflows.fleet.rollup import Rollup
@@ -124,33 +131,21 @@ def plan_cmd(
         kubeconfig=kubeconfig,
     )
     settings.target()  # a target that is no version fails here, before any work
-    refs = cluster_refs(clusters)
-    if not refs:
-        raise InputError(" ".join(clusters), "holds no cluster export", "give .yaml/.json files")
     rollup = Rollup()
     out = sys.stdout.buffer
-    with _progress(len(refs), output) as progress:
-        batches = plan_fleet(
-            refs,
-            settings,
-            workers=_default_workers() if workers is None else workers,
-            scheduler=scheduler,
-            batch_size=batch_size,
-            progress=progress,
-            rollup=rollup,
-        )
-        if output == "json":
-            out.write(b'{"clusters": [\n')
-        written = 0
-        for records in batches:
-            if not records:
-                continue
-            if output == "jsonl":
-                out.write(b"".join(r + b"\n" for r in records))
-                out.flush()
-            elif output == "json":
-                out.write((b",\n" if written else b"") + b",\n".join(records))
-            written += len(records)
+    refs: list[ClusterRef] = []
+    try:  # from listing the exports to the last record
+        refs = cluster_refs(clusters)
+        if not refs:
+            raise InputError(
+                " ".join(clusters), "holds no cluster export", "give .yaml/.json files"
+            )
+        _write_records(refs, settings, rollup, output, workers, scheduler, batch_size)
+    except KeyboardInterrupt:  # Ctrl-C: the cluster is closed here (its workers ignore it)
+        of = f"{len(refs)} clusters" if refs else "the clusters (still listing them)"
+        say(f"deppy: fleet plan interrupted: {rollup.total} of {of} planned and written; the "
+            "run stopped", err=True)  # fmt: skip
+        sys.exit(EXIT_INTERRUPTED)
     summary = rollup.summary()
     if output == "json":
         out.write(b'\n],\n"summary": ')
@@ -176,7 +171,47 @@ def plan_cmd(
         raise DeppyError(f"no cluster could be planned; the first: {first['cluster']}: "
                          f"{first['error']}")  # fmt: skip
     if summary["errors"] and output in ("json", "jsonl", "html"):
-        warn(f"{len(summary['errors'])} of {summary['clusters']} clusters could not be planned")
+        total = summary["clusters"]
+        warn(f"{len(summary['errors'])} of {total} cluster{'s' if total != 1 else ''} could not "
+             "be planned")  # fmt: skip
+
+
+def _write_records(
+    refs: list[ClusterRef],
+    settings: FleetSettings,
+    rollup: Rollup,
+    output: str,
+    workers: int | None,
+    scheduler: str | None,
+    batch_size: int | None,
+) -> None:
+    """Plans the fleet, writing each batch of records as it comes (json, jsonl) and summing
+    them up into ``rollup``."""
+    from deppy.workflows.fleet.fanout import plan_fleet
+
+    out = sys.stdout.buffer
+    with _progress(len(refs), output) as progress:
+        batches = plan_fleet(
+            refs,
+            settings,
+            workers=_default_workers() if workers is None else workers,
+            scheduler=scheduler,
+            batch_size=batch_size,
+            progress=progress,
+            rollup=rollup,
+        )
+        if output == "json":
+            out.write(b'{"clusters": [\n')
+        written = 0
+        for lines in batches:  # JSON lines as the workers wrote them: never parsed here
+            if not lines.clusters:
+                continue
+            if output == "jsonl":
+                out.write(lines.data)
+                out.flush()
+            elif output == "json":  # the records joined by ",\n" (no newline inside one)
+                out.write((b",\n" if written else b"") + lines.data[:-1].replace(b"\n", b",\n"))
+            written += lines.clusters
 
 
 @contextmanager

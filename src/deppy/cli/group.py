@@ -21,6 +21,15 @@ from deppy.cli.quick import is_text
 from deppy.errors import DeppyError, excerpt, unusable_path
 
 
+def _empty_value(arg: object) -> bool:
+    """An argument that is empty (``''``, ``--catalog=``): no path or value of deppy's is
+    empty, and an empty path would quietly mean the current directory (``catalog diff ''
+    NEW`` diffed whatever the current directory held)."""
+    if not isinstance(arg, str):
+        return False
+    return arg == "" or (arg.startswith("--") and arg.find("=") == len(arg) - 1)
+
+
 class DeppyGroup(click.Group):
     """Turns a ``DeppyError`` raised anywhere below into its one-line message and exit 2.
 
@@ -37,6 +46,18 @@ class DeppyGroup(click.Group):
             if isinstance(arg, str) and not is_text(arg):
                 say(
                     f"deppy: error: argument {number} {excerpt(arg)} is not valid UTF-8; pass text",
+                    err=True,
+                )
+                sys.exit(EXIT_INPUT_ERROR)
+            if _empty_value(arg):
+                before = given[number - 2] if number > 1 and arg == "" else ""
+                where = (
+                    f"{before} ''" if isinstance(before, str) and before.startswith("-")
+                    else f"argument {number} {excerpt(arg)}"
+                )  # fmt: skip
+                say(
+                    f"deppy: error: {where}: empty (an empty path would name the current "
+                    "directory); give a path or value, or leave the option out",
                     err=True,
                 )
                 sys.exit(EXIT_INPUT_ERROR)

@@ -13,6 +13,7 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import MIN_LINES, dump, render
 from deppy.cli.data_output import SETTINGS, emit, say, warn_within
 from deppy.cli.deadline import timeout_option, whole_command
+from deppy.cli.exit_codes import EXIT_OLMV1_REFUSES
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.spinner import spinner
 from deppy.cli.workflow_options import (
@@ -45,6 +46,10 @@ from deppy.workflows.olmv1 import (
     olmv1_documents,
 )
 from deppy.workflows.resolve import check_pipeline, resolve_with_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from deppy.workflows.olmv1_plan import OLMv1Plan, Publisher
 
 SPEC_HELP = """
 \b
@@ -115,7 +120,26 @@ Examples:
 @click.option(
     "--service-account",
     metavar="NAME",
-    help="-o clusterextensions: the service account, likewise.",
+    help="-o clusterextensions: a service account for ClusterExtensions whose request names "
+    "none (optional: OLM v1 ignores spec.serviceAccount).",
+)
+@click.option(
+    "--resolved-catalog",
+    "resolved_catalog",
+    metavar="DEST",
+    help="Publish the plan's bundles that declare dependencies (which OLM v1 refuses) as a "
+    "resolved catalog image, and make the plan install them from it: docker://HOST[:PORT]/"
+    "REPO[:TAG] pushes, oci:DIR[:TAG] writes an OCI layout.",
+)
+@click.option(
+    "--tls-verify",
+    "tls_verify",
+    type=click.BOOL,
+    default=True,
+    show_default=True,
+    metavar="BOOL",
+    help="--resolved-catalog: verify the registry's TLS certificate; false also allows a "
+    "plain-HTTP registry (skopeo's --tls-verify=false).",
 )
 @quiet_option
 @timeout_option("Give up after this many seconds (loading and output included).")
@@ -174,13 +198,20 @@ def resolve_cmd(
     one_step: bool,
     install_namespace: str | None,
     service_account: str | None,
+    resolved_catalog: str | None,
+    tls_verify: bool,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
-    Exit 0 resolved, 1 unresolvable (with an explanation), 2 bad input.
+    Exit 0 resolved, 1 unresolvable (with an explanation), 2 bad input, 3 resolved but OLM v1
+    refuses part of the plan as written (ClusterExtension requests; see --resolved-catalog).
     """
     with whole_command(timeout) as deadline:
         catalog_specs = [parse_catalog(spec) for spec in catalogs]
+        if resolved_catalog is not None:  # a bad DEST is bad input before any work
+            from deppy.cluster.oci.destination import parse_destination
+
+            parse_destination(resolved_catalog)
         request = ResolutionRequest()
         extension_notes: tuple[str, ...] = ()
         documents = olmv1_documents(request_file) if request_file is not None else None
@@ -206,6 +237,11 @@ def resolve_cmd(
             raise click.UsageError(
                 "nothing to resolve: give --require/--installed, -f FILE or a cluster "
                 "(--cluster/--kubeconfig)"
+            )
+        if resolved_catalog is not None and documents is None:
+            raise click.UsageError(
+                "--resolved-catalog needs ClusterExtension documents (-f FILE): it publishes "
+                "the bundles of an OLM v1 plan that OLM v1 would refuse"
             )
         pipeline = check_pipeline(pipeline_file)
         text = output in ("text", "table")
@@ -276,40 +312,70 @@ def resolve_cmd(
         else:
             for warning in resolution.warnings:
                 warn(warning)
-        if request.rules == "olmv1":
-            from deppy.workflows.olmv1_plan import extra_packages
+        plan = None
+        if request.rules == "olmv1" and resolution.selection is not None:
+            from deppy.workflows.olmv1_plan import build_plan, refusal_notes
 
-            for note in extra_packages(resolution):
-                warn(note)
-        if output == "clusterextensions":
-            raise SystemExit(
-                print_clusterextensions(resolution, install_namespace, service_account)
+            plan = build_plan(
+                resolution,
+                namespace=install_namespace,
+                service_account=service_account,
+                publish=publisher(resolved_catalog, tls_verify, catalog_set),
             )
+            for note in refusal_notes(plan.extensions):
+                warn(note)
+            if plan.published is not None and plan.published.note:
+                warn(plan.published.note)
+        if output == "clusterextensions":
+            raise SystemExit(print_clusterextensions(resolution, plan))
         facts: list[tuple[str, str]] = []
         if output == "html":
             from deppy.workflows.report_facts import report_facts
 
             facts = report_facts(request, catalog_set)
-        render(resolution, output, verbose=verbose, facts=facts)
+        render(
+            resolution,
+            output,
+            verbose=verbose,
+            facts=facts,
+            olmv1=plan.summary() if plan is not None else None,
+        )
         if text and os.environ.get("DEPPY_TIMING"):
             say(f"resolved in {elapsed * 1000:.1f} ms", err=True)
-        raise SystemExit(0 if resolution.resolved else EXIT_UNRESOLVABLE)
+        raise SystemExit(exit_status(resolution, plan))
 
 
-def print_clusterextensions(
-    resolution: Resolution, namespace: str | None, service_account: str | None
-) -> int:
-    """The plan as ClusterExtension YAML (install order), or the explanation on stderr."""
-    if resolution.explanation is not None:
-        say(explanation_as_short_text(resolution.explanation), err=True)
+def publisher(dest: str | None, tls_verify: bool, catalogs: BundleSource) -> Publisher | None:
+    """How ``--resolved-catalog DEST`` publishes a plan's resolved catalog (None: not asked)."""
+    if dest is None:
+        return None
+    from deppy.workflows.resolved_publishing import cli_publisher
+
+    return cli_publisher(dest, catalogs, tls_verify=tls_verify)
+
+
+def exit_status(resolution: Resolution, plan: OLMv1Plan | None) -> int:
+    """0 resolved (and, for OLM v1, installed as written), 1 no answer, 3 resolved but OLM v1
+    refuses part of the plan as written."""
+    if not resolution.resolved:
         return EXIT_UNRESOLVABLE
+    if plan is not None and not plan.installs_as_written:
+        return EXIT_OLMV1_REFUSES
+    return 0
+
+
+def print_clusterextensions(resolution: Resolution, plan: OLMv1Plan | None) -> int:
+    """The plan as YAML (a resolved catalog's ClusterCatalog first, then the ClusterExtensions
+    in install order), or the explanation on stderr."""
+    if resolution.explanation is not None or plan is None:
+        if resolution.explanation is not None:
+            say(explanation_as_short_text(resolution.explanation), err=True)
+            return EXIT_UNRESOLVABLE
+        raise click.UsageError("-o clusterextensions needs ClusterExtension documents (-f FILE)")
     import yaml
 
-    from deppy.workflows.olmv1_plan import plan_documents, plan_extensions
-
-    planned = plan_extensions(resolution, namespace=namespace, service_account=service_account)
-    emit(yaml.safe_dump_all(plan_documents(planned), sort_keys=False).rstrip())
-    return 0
+    emit(yaml.safe_dump_all(plan.documents(), sort_keys=False).rstrip())
+    return exit_status(resolution, plan)
 
 
 def dry_run(

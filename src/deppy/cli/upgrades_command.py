@@ -126,6 +126,7 @@ def _extension_upgrades(
     from deppy.resolution.request_parsing import parse_catalog
     from deppy.workflows.catalog_loading import load_catalogs
     from deppy.workflows.olmv1 import extension_request, extension_request_on, olmv1_documents
+    from deppy.workflows.olmv1_plan import RESOLVED_CATALOG_WAY_OUT
     from deppy.workflows.olmv1_upgrades import extension_upgrades
 
     documents = olmv1_documents(path)
@@ -165,9 +166,9 @@ def _extension_upgrades(
         )
         if report.error is not None:
             say(f"  OLM v1 finds no bundle: {report.error}")
-        elif report.next is None:
+        elif report.next is None and report.refusal is None:
             say("  up to date: OLM v1 keeps it")
-        else:
+        elif report.next is not None:
             versions = [report.installed_version, *(str(b.version) for b in report.path)]
             say(
                 f"  next: {report.next.version} ({report.next.name}, catalog {report.next.catalog})"
@@ -176,6 +177,13 @@ def _extension_upgrades(
                 f"  path: {path_text(tuple(versions))} ({len(report.path)} reconciliation"
                 f"{'s' if len(report.path) != 1 else ''})"
             )
+        if report.refused is not None and report.refusal is not None:
+            where = f"after {report.path[-1].version}" if report.path else "now"
+            say(
+                f"  stops {where}: OLM v1 chooses {report.refused.version} and refuses it: "
+                f"{report.refusal.message}"
+            )
+            say(f"  way out: {RESOLVED_CATALOG_WAY_OUT}")
     return 0
 
 

@@ -46,7 +46,7 @@ from deppy.cluster.objects import (
     text,
 )
 from deppy.cluster.state import ClusterState, openshift_version_of
-from deppy.errors import InputError
+from deppy.errors import InputError, special_file
 from deppy.input_limits import UnsafeInput, json_value, yaml_documents
 
 __all__ = ["EXPORT_API_VERSION", "EXPORT_KIND", "export_document", "read_cluster_files"]
@@ -218,6 +218,9 @@ def _documents(path: Path) -> Iterator[tuple[Any, str]]:
     import yaml
 
     try:
+        kind = special_file(path.stat().st_mode)
+        if kind is not None:  # a FIFO would block the read, /dev/zero never end it
+            raise InputError(str(path), f"is {kind}, not a file", "give an export file")
         data = path.read_bytes()
     except OSError as error:
         raise InputError(str(path), f"cannot read the file: {error.strerror}") from None
@@ -253,7 +256,7 @@ def read_cluster_files(path: str | os.PathLike[str]) -> ClusterState:
             "no such file or directory",
             "give a 'deppy cluster export' file or a directory of 'kubectl get -o yaml' output",
         )
-    files = [root] if root.is_file() else list(_files(root))
+    files = list(_files(root)) if root.is_dir() else [root]  # a FIFO: refused, not walked
     collector = _Collector()
     for file in files:
         for doc, where in _documents(file):

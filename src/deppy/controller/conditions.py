@@ -54,7 +54,9 @@ def is_true(body: Mapping[str, Any], kind: str) -> bool:
 
 
 def same_conditions(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> bool:
-    """Equal apart from timestamps (so an unchanged status is not written again)."""
+    """Equal apart from timestamps (so an unchanged status is not written again). An empty
+    message equals an absent one: the API server keeps no empty string a merge patch sends
+    (``kube.clean``), so a condition read back has no message where "" was written."""
 
     def key(items: Sequence[Mapping[str, Any]]) -> list[tuple[Any, ...]]:
         return sorted(
@@ -62,7 +64,7 @@ def same_conditions(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any
                 c.get("type"),
                 c.get("status"),
                 c.get("reason"),
-                c.get("message"),
+                c.get("message") or "",
                 c.get("observedGeneration"),
             )
             for c in items

@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import queue
 import socket
+import threading
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -60,7 +62,7 @@ EVENT_REASONS = (
         True,
         "ActiveResolution, Input, Catalog, ClusterCatalog, Instance (OLM v1)",
         "the field and what to do; on a ClusterCatalog: unreadable, or its name taken by a "
-        "Catalog; on an Instance: the approved set has no service account",
+        "Catalog; on an Instance: a bad field (e.g. no service account)",
     ),
     EventReason(
         "DeadlineExceeded", True, "ActiveResolution, Input", "the resolution ran out of time"
@@ -131,6 +133,18 @@ EVENT_REASONS = (
         "the set could not be applied: the API server refused",
     ),
     EventReason(
+        "NeedsResolvedCatalog",
+        True,
+        "Instance (OLM v1)",
+        "the set could not be applied: a bundle OLM v1 refuses and no `parameters.resolvedCatalog`",
+    ),
+    EventReason(
+        "ResolvedCatalogNotPublished",
+        True,
+        "Instance (OLM v1)",
+        "the set could not be applied: the registry did not take the resolved catalog",
+    ),
+    EventReason(
         "PackageLeft",
         True,
         "Instance (OLM v1)",
@@ -147,6 +161,13 @@ EVENT_REASONS = (
         True,
         "ClusterExtension",
         "OLM v1 found no bundle: deppy's way out (resolved with OLM v1's rules), then why",
+    ),
+    EventReason(
+        "DependencyRefused",
+        True,
+        "ClusterExtension",
+        "OLM v1 refused the bundle it chose for declaring a dependency: the property, what "
+        "deppy installs to satisfy it, the way out",
     ),
 )
 NORMAL_REASONS = frozenset(entry.reason for entry in EVENT_REASONS if not entry.warning)
@@ -166,10 +187,28 @@ def short(message: str) -> str:
     return data[: MESSAGE_BYTES - 3].decode(errors="ignore") + "..."
 
 
+QUEUED = 10_000  # Events waiting for the poster thread at most; past it, one is dropped
+
+
 class Recorder:
-    def __init__(self, kube: Kube, instance: str | None = None) -> None:
+    """Posts Events; with ``background``, on a thread of its own, so that a resolution never
+    waits for the Events it reports (a namespace's answers make several; on a busy API server
+    each is a round trip the next answer would wait behind)."""
+
+    def __init__(
+        self, kube: Kube, instance: str | None = None, *, background: bool = False
+    ) -> None:
         self.kube = kube
         self.instance = instance or os.environ.get("POD_NAME") or socket.gethostname()
+        self._waiting: queue.Queue[tuple[dict[str, Any], str, str]] | None = None
+        if background:
+            self._waiting = queue.Queue(maxsize=QUEUED)
+            threading.Thread(target=self._serve, name="deppy-events", daemon=True).start()
+
+    def _serve(self) -> None:
+        assert self._waiting is not None
+        while True:
+            self._send(*self._waiting.get())
 
     def post(
         self, body: Mapping[str, Any], reason: str, message: str, *, warning: bool = False
@@ -201,6 +240,19 @@ class Recorder:
             "lastTimestamp": stamp,
             "count": 1,
         }
+        if self._waiting is None:
+            self._send(event, reason, meta["name"])
+            return
+        try:
+            self._waiting.put_nowait((event, reason, meta["name"]))
+        except queue.Full:
+            log.warning(
+                "Event %s on %s dropped: %d Events wait to be posted", reason, meta["name"], QUEUED
+            )
+
+    def _send(self, event: dict[str, Any], reason: str, on: str) -> None:
+        name, namespace = event["metadata"]["name"], event["metadata"]["namespace"]
+        stamp = event["lastTimestamp"]
         try:
             try:
                 self.kube.call("POST", f"/api/v1/namespaces/{namespace}/events", event)
@@ -213,9 +265,5 @@ class Recorder:
                 self.kube.patch("events", name, patch, namespace)
         except Exception as error:  # best effort (a stalled API server times out in urllib3)
             log.warning(
-                "could not post Event %s on %s: %s: %s",
-                reason,
-                meta["name"],
-                type(error).__name__,
-                error,
+                "could not post Event %s on %s: %s: %s", reason, on, type(error).__name__, error
             )

@@ -51,6 +51,11 @@ POLL_SECONDS = 15.0
 RECHECK_SECONDS = 60.0
 # the first look one interval after kopf notices the object: its create/resume handler answers it
 RECHECK: dict[str, Any] = {"interval": RECHECK_SECONDS, "initial_delay": RECHECK_SECONDS}
+# Every handler looks at the catalogs' objects first (two lists); a thousand objects answered
+# at once would make thousands of lists. Within this many seconds of the last look, the look is
+# skipped: only another replica's loads (which peering stops while this one works) or a missed
+# ClusterCatalog event can have changed them.
+CATCH_UP_SECONDS = 5.0
 EXPLAIN_SECONDS = 30.0  # troubled ClusterExtensions looked at again, events missed or not
 
 
@@ -93,8 +98,14 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         at most every EXPLAIN_SECONDS, the ClusterExtensions OLM v1 finds no bundle for (kopf
         may miss OLM v1's kinds when their CRDs arrive after it started: a missed event
         delays an explanation, never loses it)."""
-        catch_up(runtime)
-        for name in catch_up_cluster_catalogs(runtime):
+        with runtime.catch_up_gate:  # one look at a time: the others wait for it, then skip
+            if time.monotonic() - runtime.caught_up_at < CATCH_UP_SECONDS:
+                changed: list[str] = []
+            else:
+                catch_up(runtime)
+                changed = catch_up_cluster_catalogs(runtime)
+                runtime.caught_up_at = time.monotonic()
+        for name in changed:
             catalog_changed(name)
         moment = time.monotonic()
         if moment - runtime.explained_at >= EXPLAIN_SECONDS:
@@ -123,7 +134,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
             seconds = time.perf_counter() - clock[0]
             observe.resolved("ActiveResolution", meta["namespace"], outcome.reason, seconds)
             written = kube.update_status(
-                "activeresolutions", meta["name"], meta["namespace"], outcome.status
+                "activeresolutions", meta["name"], meta["namespace"], outcome.status, read=shown[0]
             )
             observe.answered(
                 shown[0],
@@ -141,15 +152,19 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
         answer(body, runtime.cache, runtime.cluster, write)
 
     def catalog_changed(name: str) -> None:
+        # the namespaces first: they resolve on the queue's threads while this one answers
+        # the ActiveResolutions
+        every_namespace(runtime.cache.take_change(name))
         for body in kube.list("activeresolutions"):
             if runtime.watched(body["metadata"]["namespace"]) and uses_catalog(body, name):
                 active_resolution(body)
-        every_namespace()
         explain_all(runtime)  # what OLM v1 found no bundle for may have one now
 
-    def every_namespace() -> None:
+    def every_namespace(affected: frozenset[str] | None = None) -> None:
+        """Every namespace with Inputs resolves again; with ``affected`` (a catalog change),
+        only those whose answers it may move."""
         for namespace in sorted({i["metadata"]["namespace"] for i in kube.list("inputs")}):
-            if runtime.watched(namespace):
+            if runtime.watched(namespace) and runtime.touched(namespace, affected):
                 namespaces.request(namespace)
 
     @kopf.on.startup(registry=registry)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ _CLUSTER_SCOPED = {
     "clusterextensions",
 }
 OLM_V1_GROUP, OLM_V1_VERSION = "olm.operatorframework.io", "v1"  # OLM v1's kinds (not deppy's)
-_CORE = {"configmaps", "namespaces", "events"}
+_CORE = {"configmaps", "namespaces", "events", "secrets"}
 RETRIES = 8
 
 
@@ -81,6 +82,42 @@ def clean(value: Any, *, in_list: bool = False) -> Any:
     return value
 
 
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+
+
+def verb_and_resource(method: str, path: str) -> tuple[str, str]:
+    """Kubernetes' own names for a request (as the API server's audit log writes them): verb
+    ``get``, ``list``, ``create``, ``update``, ``patch`` or ``delete``; resource the plural, with
+    ``/status`` for the subresource (``inputs/status``). A path outside ``/api`` and ``/apis``
+    (``/version``) is resource ``nonresource``. Bounded sets: a name never becomes a label."""
+    words = path.split("?", 1)[0].strip("/").split("/")
+    if words[0] == "api":
+        words = words[2:]  # api, v1
+    elif words[0] == "apis":
+        words = words[3:]  # apis, group, version
+    else:
+        return _VERBS.get(method, "get"), "nonresource"
+    if len(words) > 2 and words[0] == "namespaces":
+        words = words[2:]  # namespaces/NAME/<plural>...
+    resource = words[0] if words else "nonresource"
+    named = len(words) >= 2
+    if len(words) >= 3:
+        resource = f"{resource}/{words[2]}"
+    verb = _VERBS.get(method) or ("get" if named else "list")
+    return verb, resource
+
+
+def as_stored(value: Any) -> Any:
+    """``value`` as the API server keeps it once written through ``clean``: no empty strings
+    and no nulls in objects. Comparing a status read back with one about to be written in this
+    form tells a write that would change something from one that would not."""
+    if isinstance(value, dict):
+        return {k: as_stored(v) for k, v in value.items() if v is not None and v != ""}
+    if isinstance(value, list):
+        return [as_stored(item) for item in value]
+    return value
+
+
 def kind(plural: str) -> Kind:
     if plural in _CORE:
         return Kind(plural, "", "v1")
@@ -98,6 +135,10 @@ class Kube:
 
     def __init__(self, client: Any) -> None:
         self.client = client
+        # told (verb, resource) of every request before it is sent: the controller's
+        # ``deppy_kube_requests_total``, counted here, where every call to the server passes
+        self.counted: Callable[[str, str], None] | None = None
+        self._here = threading.local()
 
     def call(
         self,
@@ -108,6 +149,10 @@ class Kube:
         content_type: str = "application/json",
         query: Mapping[str, str] | None = None,
     ) -> Body:
+        if self.counted is not None:
+            self.counted(*verb_and_resource(method, path))
+        if method != "GET":
+            self._here.writes = self.writes_here() + 1
         url = self.client.configuration.host + path
         if query:
             url += "?" + urlencode(query)
@@ -122,6 +167,10 @@ class Kube:
                 reason = json.loads(text).get("message", reason)
             raise ApiError(response.status, reason)
         return json.loads(text) if text else {}
+
+    def writes_here(self) -> int:
+        """Write requests this thread has sent so far (a pass that sent none changed nothing)."""
+        return int(getattr(self._here, "writes", 0))
 
     def _send(self, method: str, url: str, headers: dict[str, str], body: Any) -> Any:
         """The request; a failure of the connection itself (the server closed a kept-alive
@@ -201,11 +250,16 @@ class Kube:
         name: str,
         namespace: str | None,
         compute: Callable[[Body], Body | None],
+        *,
+        read: Mapping[str, Any] | None = None,
     ) -> Body | None:
         """Merge-patch ``status`` with what ``compute(current object)`` returns (None: nothing
-        to write), guarded by the object's resourceVersion; on a conflict, read and recompute."""
+        to write), guarded by the object's resourceVersion; on a conflict, read and recompute.
+        ``read``: the object as the caller just read it (a list, a watch event), taken as the
+        current one first; when it is older than the server's, the guard refuses the patch and
+        the object is read again. An unchanged status then costs no request at all."""
         for attempt in range(RETRIES):
-            current = self.get(plural, name, namespace)
+            current = dict(read) if attempt == 0 and read else self.get(plural, name, namespace)
             if current is None:
                 return None
             status = compute(current)

@@ -160,12 +160,23 @@ class ControllerMetrics:
             ["outcome"],
             registry=registry,
         )
+        self.kube_requests = Counter(
+            "deppy_kube_requests",
+            "Requests the controller's own code sent to the API server, by verb (get, list, "
+            "create, update, patch, delete) and resource (inputs/status for a subresource); "
+            "kopf's watches and its annotations on the objects it handles are not counted.",
+            ["verb", "resource"],
+            registry=registry,
+        )
         registry.register(CacheCollector(cache))
         # Labels taken from objects come from bounded sets (each series lives as long as the
         # process): a Catalog's series go with the Catalog.
         self.kind = LabelValues(KINDS)
         self.namespace = LabelValues(cap=NAMES_KEPT)
         self.catalog = LabelValues(cap=NAMES_KEPT)
+
+    def kube_request(self, verb: str, resource: str) -> None:
+        self.kube_requests.labels(verb, resource).inc()
 
     def catalog_gone(self, name: str) -> None:
         """A deleted Catalog: its series are removed, its place freed for another."""

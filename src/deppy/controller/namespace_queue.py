@@ -29,7 +29,7 @@ QUIET_SECONDS = 1.0
 MAX_WAIT_SECONDS = 5.0
 RETRY_SECONDS = 2.0
 MAX_RETRY_SECONDS = 30.0
-WORKERS = 2
+WORKERS = 4  # a namespace's work mostly waits for the API server: four overlap it
 
 
 @dataclass

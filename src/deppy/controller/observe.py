@@ -54,7 +54,7 @@ def _where(body: Body) -> dict[str, Any]:
 class Observer:
     def __init__(self, kube: Kube, cache: CatalogCache) -> None:
         self.metrics = ControllerMetrics(cache)
-        self.recorder = Recorder(kube)
+        self.recorder = Recorder(kube, background=True)
         # what was told last about each object and topic: several handlers may answer one
         # object at once (a change and a periodic recheck; a Catalog's create and its poll)
         self._told: OrderedDict[tuple[str, str], tuple[str, str]] = OrderedDict()

@@ -25,8 +25,17 @@ class Runtime:
     # per Catalog, the served digest (from its status) this process last tried to catch up to
     caught_up: dict[str, str] = field(default_factory=dict)
     catch_up_lock: threading.Lock = field(default_factory=threading.Lock)
+    # the last look at the catalogs' objects (monotonic seconds), and one look at a time
+    caught_up_at: float = float("-inf")
+    catch_up_gate: threading.Lock = field(default_factory=threading.Lock)
     # per ClusterCatalog, the digest whose load failed last and when (monotonic seconds)
     cluster_catalogs_tried: dict[str, tuple[str, float]] = field(default_factory=dict)
+    # per namespace, the packages its last resolution asked for, was given or found held: a
+    # catalog change wakes it only when it may move one of them (``catalogs.changes``)
+    footprints: dict[str, frozenset[str]] = field(default_factory=dict)
+    # per namespace, what its last resolution read when that resolution wrote nothing: read the
+    # same again, it would write nothing again (``namespace_sync``)
+    settled: dict[str, object] = field(default_factory=dict)
     explained_at: float = 0.0  # when troubled ClusterExtensions were last looked at (monotonic)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
     _guard: threading.Lock = field(default_factory=threading.Lock)
@@ -34,6 +43,13 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.observe = Observer(self.kube, self.cache)
+        self.kube.counted = self.observe.metrics.kube_request
+
+    def touched(self, namespace: str, affected: frozenset[str] | None) -> bool:
+        """Whether a catalog change that may move answers for ``affected`` (None: any) can
+        move the namespace's; one not resolved yet (no footprint) always can."""
+        footprint = self.footprints.get(namespace)
+        return affected is None or footprint is None or bool(footprint & affected)
 
     def watched(self, namespace: str) -> bool:
         return not self.namespaces or namespace in self.namespaces

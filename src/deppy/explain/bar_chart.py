@@ -11,13 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-__all__ = ["bar_chart_svg"]
+__all__ = ["OTHER_COLOUR", "PALETTE", "bar_chart_svg"]
 
 LABEL_W = 260
 BAR_W = 460
 ROW_H = 22
 CHAR_W = 6.6  # average width of an 11px sans-serif character
-PALETTE = ("#2b6cb0", "#38a169", "#d69e2e", "#805ad5", "#c53030", "#319795", "#dd6b20", "#718096")
+PALETTE = ("#2b6cb0", "#38a169", "#d69e2e", "#805ad5", "#c53030", "#319795", "#dd6b20",
+           "#d53f8c", "#4c51bf", "#744210")  # fmt: skip
+"""Distinct colours, one per segment of a row, never repeated within a row: a caller with more
+segments sums the rest into one segment, drawn in ``OTHER_COLOUR``."""
+OTHER_COLOUR = "#a0aec0"
+LEGEND_H = 20
 
 Segment = tuple[str, int]
 
@@ -27,10 +32,19 @@ def _fit(text: str, width: float) -> str:
     return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
 
 
-def bar_chart_svg(title: str, rows: Sequence[tuple[str, Sequence[Segment]]]) -> str:
-    """A chart titled ``title``; each row a label and its segments (label, value > 0)."""
+def bar_chart_svg(
+    title: str,
+    rows: Sequence[tuple[str, Sequence[Segment]]],
+    *,
+    legend: Sequence[tuple[str, str]] = (),
+) -> str:
+    """A chart titled ``title``; each row a label and its segments (label, value > 0), the
+    n-th segment of a row in ``PALETTE[n]`` (past the palette, and any segment after a
+    ``legend`` entry for ``OTHER_COLOUR``, in that grey). ``legend``: (colour, meaning) pairs
+    drawn under the title."""
     largest = max((sum(v for _, v in segments) for _, segments in rows), default=0) or 1
-    height = 30 + ROW_H * max(len(rows), 1)
+    top = 30 + (LEGEND_H if legend else 0)
+    height = top + ROW_H * max(len(rows), 1)
     width = LABEL_W + BAR_W + 60
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart" width="{width}" '
@@ -38,10 +52,12 @@ def bar_chart_svg(title: str, rows: Sequence[tuple[str, Sequence[Segment]]]) -> 
         f"<title>{escape(title)}</title>",
         f'<text x="0" y="16" class="ct">{escape(title)}</text>',
     ]
+    parts += _legend(legend, width)
     if not rows:
-        parts.append('<text x="0" y="44" class="cl">none</text>')
+        parts.append(f'<text x="0" y="{top + 14}" class="cl">none</text>')
+    other_label = next((label for colour, label in legend if colour == OTHER_COLOUR), None)
     for n, (label, segments) in enumerate(rows):
-        y = 30 + n * ROW_H
+        y = top + n * ROW_H
         total = sum(v for _, v in segments)
         parts.append(
             f'<text x="{LABEL_W - 6}" y="{y + 15}" class="cl" text-anchor="end">'
@@ -50,7 +66,7 @@ def bar_chart_svg(title: str, rows: Sequence[tuple[str, Sequence[Segment]]]) -> 
         x = float(LABEL_W)
         for m, (name, value) in enumerate(segments):
             w = BAR_W * value / largest
-            color = PALETTE[m % len(PALETTE)]
+            color = PALETTE[m] if m < len(PALETTE) and name != other_label else OTHER_COLOUR
             tip = f"{label}: {name} — {value}" if name else f"{label}: {value}"
             parts.append(
                 f'<rect class="bar" x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="{ROW_H - 6}" '
@@ -62,3 +78,18 @@ def bar_chart_svg(title: str, rows: Sequence[tuple[str, Sequence[Segment]]]) -> 
         parts.append(f'<text x="{x + 4:.1f}" y="{y + 15}" class="cl">{total}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _legend(legend: Sequence[tuple[str, str]], width: int) -> list[str]:
+    """The legend's swatches and words on one line under the title (cut at the chart's
+    width)."""
+    parts = []
+    x = 0.0
+    for colour, meaning in legend:
+        room = 14 + len(meaning) * CHAR_W + 12
+        if x + room > width:
+            break
+        parts.append(f'<rect x="{x:.1f}" y="24" width="10" height="10" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 14:.1f}" y="33" class="cl">{escape(meaning)}</text>')
+        x += room
+    return parts

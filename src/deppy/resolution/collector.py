@@ -58,6 +58,8 @@ def _passed_over(
     chosen = {v.id for v in selected}
     notes: dict[str, str] = {}
     for variable in selected:
+        if variable.kind == "bundle":
+            _dependencies_passed_over(variable, chosen, notes, context, resolve)
         if variable.kind != "required":
             continue
         for fact in variable.facts:
@@ -77,6 +79,59 @@ def _passed_over(
                 + (f": {why}" if why else f"; require '{best.package}@{best.version}' to see why")
             )
     return notes
+
+
+def _dependencies_passed_over(
+    variable: OLMVariable,
+    chosen: set[str],
+    notes: dict[str, str],
+    context: ResolutionContext,
+    resolve: Resolve | None,
+) -> None:
+    """The same for a selected bundle's dependencies: where a dependency got an older version
+    of its package than the newest it prefers (a platform limit, a clash), the chosen bundle
+    says which newer one was passed over and why — found by resolving the request with that
+    version required as well. Once per chosen bundle, however many bundles depend on it."""
+    for fact in variable.facts:
+        if not isinstance(fact, Needs) or not isinstance(fact.dependent, Bundle):
+            continue
+        got = next((b for b in fact.candidates if bundle_id(b) in chosen), None)
+        if got is None or got.name in notes:
+            continue
+        best = next(b for b in fact.candidates if b.package == got.package)
+        if best.version <= got.version or resolve is None:
+            continue
+        request = context.request
+        extra = RequiredPackage(
+            best.package,
+            versions=VersionRange.exactly(best.version),
+            versions_text=str(best.version),
+            catalog=best.catalog,
+            extension=_extension_for(request.required, best),
+        )
+        why = _first_cause(resolve(replace(request, required=(*request.required, extra))))
+        if why is not None:
+            notes[got.name] = f"not the newest {best.version}: {why}"
+
+
+def _extension_for(required: Sequence[RequiredPackage], best: Bundle) -> ExtensionTerms | None:
+    """Under OLM v1's rules a requirement is a ClusterExtension's: ``best`` asked for as one
+    more, not yet installed, in the catalogs the request's first extension selects."""
+    terms = next((r.extension for r in required if r.extension is not None), None)
+    if terms is None:
+        return None
+    pinned = _pinned_terms(terms, best)
+    return replace(pinned, name=f"{terms.name}-{best.package}", channels=(), installed=None)
+
+
+def _first_cause(outcome: Resolution | None) -> str | None:
+    """The first cause of a resolution that failed, other than the request itself."""
+    if outcome is None or outcome.explanation is None:
+        return None
+    causes = [
+        c.text for c in outcome.explanation.causes if not c.text.startswith("the requirement")
+    ]
+    return causes[0] if causes else None
 
 
 def _why_not(
@@ -101,20 +156,16 @@ def _why_not(
         extension=_pinned_extension(requirement, best),
     )
     required = (*request.required[:position], pinned, *request.required[position + 1 :])
-    outcome = resolve(replace(request, required=required))
-    if outcome is None or outcome.explanation is None:
-        return None
-    causes = [
-        c.text for c in outcome.explanation.causes if not c.text.startswith("the requirement")
-    ]
-    return causes[0] if causes else None
+    return _first_cause(resolve(replace(request, required=required)))
 
 
 def _pinned_extension(requirement: RequiredPackage, best: Bundle) -> ExtensionTerms | None:
     """A ClusterExtension's terms asking for exactly ``best`` (its version, its catalog)."""
     terms = requirement.extension
-    if terms is None:
-        return None
+    return None if terms is None else _pinned_terms(terms, best)
+
+
+def _pinned_terms(terms: ExtensionTerms, best: Bundle) -> ExtensionTerms:
     catalogs = tuple(c for c in terms.catalogs if c.name == best.catalog)
     return replace(
         terms, constraint=ExtensionConstraint.parse(str(best.version)), catalogs=catalogs

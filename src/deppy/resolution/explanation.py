@@ -52,11 +52,13 @@ def explain(
     """The core in OLM words; with ``resolve``, the suggestions that ``resolve`` shows to work
     (without it, none: a suggestion is only shown once seen to work)."""
     facts: list[Fact] = []
+    constraints: list[str] = []
     for applied in core:
         owner = variables.get(applied.variable.id)
         fact = owner.fact_of(applied.constraint) if owner else None
         if fact is not None:
             facts.append(fact)
+        constraints.append(_constraint_text(applied, fact))
     roots = [f"{_root(f)}" for f in facts if isinstance(f, Requested | KeptInstalled)]
     causes = _causes(facts, context)
     also = _also_blocking(facts, variables)
@@ -74,12 +76,21 @@ def explain(
         roots=tuple(roots),
         causes=tuple(causes),
         suggestions=(),
-        constraints=tuple(applied.text for applied in core),
+        constraints=tuple(constraints),
         also=tuple(_causes(also, context)),
     )
     if resolve is None:
         return explanation
     return checked(explanation, _changes(facts + also, context), context.request, resolve)
+
+
+def _constraint_text(applied: AppliedConstraint, fact: Fact | None) -> str:
+    """The solver's own words for a constraint of the core, except where they would mislead: an
+    empty candidate list of a request or an installed bundle is no *dependency* (the solver's
+    generic words for it, kept from the Go reference, are right only for a bundle's)."""
+    if isinstance(fact, Needs) and not fact.candidates and not isinstance(fact.dependent, Bundle):
+        return f"{applied.variable.id} has no candidate bundle for {fact.need}"
+    return applied.text
 
 
 def _also_blocking(facts: Sequence[Fact], variables: dict[str, OLMVariable]) -> list[Fact]:
@@ -157,6 +168,16 @@ _SHORT_REASONS = (
     (r"^only other bundles of (\S+) provide the API .*$", r"only \1 itself provides it"),
     (r"^no bundle in any catalog carries the label .*$", "no catalog has it"),
     (r"^no version of \S+ is in range .*; available: (.*)$", r"catalogs have only \1"),
+    # OLM v1 walked no catalog: why matters more than the words of its message
+    (
+        r'^(.*no bundles found for package "[^"]*").* \((ClusterCatalogs? .*Unavailable):.*\)$',
+        r"\2, so \1",
+    ),
+    (
+        r'^(.*no bundles found for package "[^"]*").* \((the selector matches no ClusterCatalog)'
+        r".*\)$",
+        r"\2, so \1",
+    ),
 )
 
 

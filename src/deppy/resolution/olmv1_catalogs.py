@@ -7,6 +7,7 @@ an ``InputError`` naming the document and the field.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -64,6 +65,37 @@ def string_field(value: Any, where: str, *, required: bool = False) -> str | Non
 # -- ClusterCatalog ------------------------------------------------------------------------------
 
 
+PRIORITY_RANGE: Final = range(-(2**31), 2**31)
+"""What ClusterCatalog's ``spec.priority`` takes: an int32."""
+_PRIORITY_TEXT: Final = re.compile(r"-?[0-9]+", re.ASCII)
+
+
+def checked_priority(value: object, where: str) -> int:
+    """A catalog priority as ClusterCatalog's ``spec.priority`` takes it: an integer (not a
+    boolean) of 32 bits; written as text (``--catalog DIR=NAME:PRIORITY``), plain ASCII digits
+    with an optional leading '-', as the CRD reads a number (Python's ``int()`` would also take
+    ``5_0``, ``+5``, spaces and other scripts' digits, and an int of any size: a priority the
+    cluster refuses must not decide which catalog wins here)."""
+    if isinstance(value, str):
+        if not _PRIORITY_TEXT.fullmatch(value):
+            raise InputError(
+                where,
+                f"{excerpt(value)} is not an integer",
+                "write digits, with '-' before them for a negative priority",
+            )
+        digits = value.lstrip("-").lstrip("0")  # past 10 digits: out of range, not parsed
+        value = int(value) if len(digits) <= 10 else PRIORITY_RANGE.stop
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(where, "expected an integer")
+    if value not in PRIORITY_RANGE:
+        raise InputError(
+            where,
+            "out of range (a 32-bit integer, as ClusterCatalog's spec.priority)",
+            f"give {PRIORITY_RANGE[0]} to {PRIORITY_RANGE[-1]}",
+        )
+    return value
+
+
 def catalog_from_object(data: Mapping[str, Any], where: str) -> ClusterCatalogFacts:
     """A ClusterCatalog's name, labels, priority and availability."""
     metadata = mapping_field(data.get("metadata"), field_at(where, "metadata"), required=True)
@@ -75,11 +107,7 @@ def catalog_from_object(data: Mapping[str, Any], where: str) -> ClusterCatalogFa
         for k, v in sorted(labels.items())
     )
     spec = mapping_field(data.get("spec"), field_at(where, "spec"))
-    priority = spec.get("priority", 0)
-    if isinstance(priority, bool) or not isinstance(priority, int):
-        raise InputError(field_at(where, "spec.priority"), "expected an integer")
-    if not -2147483648 <= priority <= 2147483647:
-        raise InputError(field_at(where, "spec.priority"), "out of range (a 32-bit integer)")
+    priority = checked_priority(spec.get("priority", 0), field_at(where, "spec.priority"))
     mode = spec.get("availabilityMode", "Available")
     if mode not in _AVAILABILITY:
         raise InputError(

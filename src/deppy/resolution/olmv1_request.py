@@ -20,7 +20,6 @@ from deppy.errors import InputError, excerpt, only_fields
 from deppy.resolution.olmv1_catalogs import (
     API_VERSION,
     GROUP,
-    NAME_LABEL,
     ClusterCatalogFacts,
     catalog_from_object,
     field_at,
@@ -139,14 +138,8 @@ def extension_from_object(
     selector = catalog.get("selector")
     if selector is not None and not isinstance(selector, Mapping):
         raise InputError(f"{at}.selector", "expected a mapping (matchLabels, matchExpressions)")
+    # a selector that matches nothing is no error: OLM v1 walks no catalog and finds no bundle
     chosen = selected_catalogs(selector, catalogs, f"{at}.selector")
-    if selector and not chosen:
-        known = ", ".join(c.name for c in catalogs) or "none"
-        raise InputError(
-            f"{at}.selector",
-            "matches no ClusterCatalog",
-            f"catalogs: {known} (each carries the label {NAME_LABEL}: <its name>)",
-        )
     service_account = mapping_field(
         spec.get("serviceAccount"), field_at(where, "spec.serviceAccount")
     )
@@ -160,10 +153,12 @@ def extension_from_object(
         unselected=tuple(
             CatalogChoice(c.name, c.priority) for c in catalogs if c.available and c not in chosen
         ),
+        unavailable=tuple(CatalogChoice(c.name, c.priority) for c in chosen if not c.available),
         namespace=string_field(spec.get("namespace"), field_at(where, "spec.namespace")),
         service_account=string_field(
             service_account.get("name"), field_at(where, "spec.serviceAccount.name")
         ),
+        document=data,
     )
     return RequiredPackage(
         package,

@@ -204,8 +204,28 @@ class OLMv1Rules:
         outcome = extension_outcome(requirement, context)
         figures = "; ".join(f.describe(outcome.terms) for f in outcome.figures)
         if not outcome.figures:
-            figures = "no ClusterCatalog was selected"
+            figures = nothing_walked(outcome.terms)
         return f"{outcome.error(requirement.package)} ({figures})"
 
 
-__all__ = ["CatalogFigures", "ExtensionOutcome", "OLMv1Rules", "extension_outcome"]
+def nothing_walked(terms: ExtensionTerms) -> str:
+    """Why OLM v1 walked no catalog: those chosen are Unavailable, or the selector chose none."""
+    if terms.unavailable:
+        names = ", ".join(c.name for c in terms.unavailable)
+        many = len(terms.unavailable) > 1
+        return (
+            f"ClusterCatalog{'s' if many else ''} {names} {'are' if many else 'is'} "
+            f"Unavailable: OLM v1 reads no content from {'them' if many else 'it'} "
+            "while spec.availabilityMode says so"
+        )
+    known = ", ".join(sorted(c.name for c in terms.unselected)) or "none"
+    return f"the selector matches no ClusterCatalog; ClusterCatalogs: {known}"
+
+
+__all__ = [
+    "CatalogFigures",
+    "ExtensionOutcome",
+    "OLMv1Rules",
+    "extension_outcome",
+    "nothing_walked",
+]

@@ -6,7 +6,9 @@ and the resolver; parsing lives in ``request_parsing``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from deppy.catalog.semver import Version, VersionRange
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
@@ -29,8 +31,9 @@ class ExtensionTerms:
     """What one ClusterExtension asks beyond a package name, in OLM v1's own terms.
 
     ``catalogs`` are the ClusterCatalogs its selector chose (available ones only), with their
-    priorities; ``installed`` is its ``status.install.bundle``; ``constraint`` its
-    ``spec.source.catalog.version`` (None: any version).
+    priorities; ``unavailable`` those it chose that are ``Unavailable`` (OLM v1 walks none of
+    them, and an explanation says so); ``installed`` is its ``status.install.bundle``;
+    ``constraint`` its ``spec.source.catalog.version`` (None: any version).
     """
 
     name: str
@@ -41,8 +44,11 @@ class ExtensionTerms:
     catalogs: tuple[CatalogChoice, ...] = ()
     # available catalogs its selector leaves out: where a way out may look
     unselected: tuple[CatalogChoice, ...] = ()
+    unavailable: tuple[CatalogChoice, ...] = ()
     namespace: str | None = None
     service_account: str | None = None
+    # the ClusterExtension as written: a plan keeps every field deppy does not decide
+    document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         parts = [f"ClusterExtension {self.name}"]

@@ -25,6 +25,7 @@ from typing import Any
 from deppy.catalog.semver import Version, VersionError, VersionRange
 from deppy.errors import InputError, check_type, excerpt, only_fields, unknown_field
 from deppy.input_limits import load_yaml_file, parse_yaml
+from deppy.resolution.olmv1_catalogs import checked_priority
 from deppy.resolution.request import (
     ClusterFacts,
     InstalledBundle,
@@ -213,14 +214,8 @@ def parse_exclude(spec: str) -> PropertyRestriction:
 def parse_catalog(spec: str) -> CatalogSpec:
     path, _, rest = spec.partition("=")
     name, _, priority = rest.partition(":")
-    try:
-        number = int(priority) if priority else 0
-    except ValueError:
-        raise InputError(
-            f"--catalog {excerpt(spec)}",
-            f"priority {excerpt(priority)} is not an integer",
-            "write PATH[=NAME[:PRIORITY]], e.g. ./catalog=community:10",
-        ) from None
+    where = f"--catalog {excerpt(spec)}: priority"
+    number = checked_priority(priority, where) if priority else 0
     return CatalogSpec(path, name or None, number)
 
 
@@ -274,6 +269,34 @@ def _at(where: str, path: str) -> str:
     return f"{where}: {path}" if where else path
 
 
+_REQUEST_KINDS = "an ActiveResolution (deppy.io/v1alpha1), or ClusterExtension objects"
+
+
+def _not_a_request(data: Any, where: str) -> InputError:
+    """Why a document is no request, in the words that lead to the fix: an empty file (or
+    body) is empty, a ``kind: List`` inside a List is that (kubectl never writes one: its
+    objects were not found), anything else lacks the ActiveResolution's ``spec``."""
+    if data is None or data == "":
+        return InputError(
+            where or "body", "the file is empty" if where else "the body is empty",
+            f"give {_REQUEST_KINDS}",
+        )  # fmt: skip
+    if isinstance(data, Mapping) and data.get("kind") == "List":
+        items = data.get("items")
+        for n, item in enumerate(items if isinstance(items, list) else ()):
+            if isinstance(item, Mapping) and item.get("kind") == "List":
+                return InputError(
+                    _at(where, f"items[{n}]"),
+                    "a kind: List inside a kind: List (objects are read from one level only)",
+                    "put its items in the outer List's items",
+                )
+        return InputError(
+            where or "items", "a kind: List with no ClusterExtension in its items",
+            f"give {_REQUEST_KINDS}",
+        )  # fmt: skip
+    return InputError(where or "spec", "expected an ActiveResolution with a 'spec' mapping")
+
+
 def request_from_document(
     data: Any, where: str = "", base: Path | None = None
 ) -> tuple[ResolutionRequest, list[CatalogSpec]]:
@@ -283,7 +306,7 @@ def request_from_document(
     colon when ``where`` is given; relative catalog paths are taken from ``base``.
     """
     if not isinstance(data, Mapping) or not isinstance(data.get("spec"), Mapping):
-        raise InputError(where or "spec", "expected an ActiveResolution with a 'spec' mapping")
+        raise _not_a_request(data, where)
     _check_document(data, where)
     spec = data["spec"]
     required: list[RequiredPackage] = []
@@ -425,9 +448,7 @@ def _catalog_entry(raw: Any, base: Path, where: str) -> CatalogSpec:
     path = Path(str(raw["path"]))
     if not path.is_absolute():
         path = base / path
-    priority = raw.get("priority", 0)
-    if isinstance(priority, bool) or not isinstance(priority, int):
-        raise InputError(f"{where}.priority", "expected an integer")
+    priority = checked_priority(raw.get("priority", 0), f"{where}.priority")
     return CatalogSpec(str(path), _text(raw.get("name")), priority)
 
 

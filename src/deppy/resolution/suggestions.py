@@ -237,34 +237,106 @@ class ChangeExtension:
         old = required[self.index]
         constraint = self.terms.constraint
         package = str(self.value) if self.path == "packageName" else old.package
+        terms = self.terms
+        if self.immutable:  # a new ClusterExtension: nothing installed yet
+            terms = replace(terms, name=self.new_name, installed=None)
         required[self.index] = replace(
             old,
             package=package,
-            extension=self.terms,
+            extension=terms,
             versions_text=constraint.text if constraint else "",
+            text=f"ClusterExtension {terms.name}",
         )
         return replace(request, required=tuple(required))
 
+    @property
+    def immutable(self) -> bool:
+        """OLM v1 refuses an edit of ``packageName`` once the extension is installed (as of
+        ``spec.namespace``): the way out is a new ClusterExtension beside it."""
+        return self.path in IMMUTABLE_FIELDS and self.terms.installed is not None
+
+    @property
+    def new_name(self) -> str:
+        """The new ClusterExtension's name: the package's, as deppy's own plans name them."""
+        return str(self.value)
+
     def _edit(self) -> str:
         path = f"spec.source.catalog.{self.path}"
+        if self.immutable:
+            return f"create ClusterExtension {self.new_name} with {path}: {_yaml_flow(self.value)}"
         if self.value is None:
             return f"remove {path}"
         return f"set {path}: {_yaml_flow(self.value)}"
 
     def text(self, request: ResolutionRequest) -> str:
-        edit = f"{self._edit()} in ClusterExtension {self.terms.name}"
+        if self.immutable:
+            edit = (
+                f"{self._edit()} (installed ClusterExtension {self.terms.name} cannot change "
+                f"{self.path}; delete it once {self.new_name} is installed)"
+            )
+        else:
+            edit = f"{self._edit()} in ClusterExtension {self.terms.name}"
         return edit + (f" — {self.why}" if self.why else "")
 
     def short(self, request: ResolutionRequest) -> str:
         return self._edit()
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": "change-extension",
+        data: dict[str, Any] = {
+            "kind": "new-extension" if self.immutable else "change-extension",
             "index": self.index,
             "extension": self.terms.name,
             "field": f"spec.source.catalog.{self.path}",
             "value": self.value,
+        }
+        if self.immutable:
+            data["name"] = self.new_name
+        return data
+
+
+IMMUTABLE_FIELDS = ("packageName",)
+"""Fields of ``spec.source.catalog`` OLM v1 refuses to change once installed (and
+``spec.namespace``, which no way out changes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeCatalog:
+    """Make a ClusterCatalog ``Available`` (``spec.availabilityMode``): every ClusterExtension
+    whose selector chose it then reads its content."""
+
+    catalog: str
+    why: str = field(default="", compare=False)
+
+    def apply(self, request: ResolutionRequest) -> ResolutionRequest:
+        required = []
+        for requirement in request.required:
+            terms = requirement.extension
+            found = [c for c in terms.unavailable if c.name == self.catalog] if terms else []
+            if terms is not None and found:
+                terms = replace(
+                    terms,
+                    catalogs=(*terms.catalogs, *found),
+                    unavailable=tuple(c for c in terms.unavailable if c not in found),
+                )
+                requirement = replace(requirement, extension=terms)
+            required.append(requirement)
+        return replace(request, required=tuple(required))
+
+    def _edit(self) -> str:
+        return f'set spec.availabilityMode: "Available" in ClusterCatalog {self.catalog}'
+
+    def text(self, request: ResolutionRequest) -> str:
+        return self._edit() + (f" — {self.why}" if self.why else "")
+
+    def short(self, request: ResolutionRequest) -> str:
+        return self._edit()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "change-catalog",
+            "catalog": self.catalog,
+            "field": "spec.availabilityMode",
+            "value": "Available",
         }
 
 
@@ -275,7 +347,15 @@ def _yaml_flow(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-RequestChange = ReplaceRequirement | DropEntry | SetCluster | AddSource | Advice | ChangeExtension
+RequestChange = (
+    ReplaceRequirement
+    | DropEntry
+    | SetCluster
+    | AddSource
+    | Advice
+    | ChangeExtension
+    | ChangeCatalog
+)
 
 
 def suggestion(change: RequestChange, request: ResolutionRequest) -> Suggestion:

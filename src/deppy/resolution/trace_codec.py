@@ -65,8 +65,14 @@ _TAGGED: tuple[type[Any], ...] = (
     Deprecation,
 )
 _CLASSES: dict[str, type[Any]] = {cls.__name__: cls for cls in _TAGGED}
+# what a resolution does not read stays out of the trace (a ClusterExtension's document as
+# written is only for the plan deppy prints after it)
+_NOT_TRACED = frozenset({(ExtensionTerms, "document")})
 _FIELDS: dict[type[Any], tuple[str, ...]] = {
-    cls: tuple(f.name for f in dataclasses.fields(cls) if f.init) for cls in _TAGGED
+    cls: tuple(
+        f.name for f in dataclasses.fields(cls) if f.init and (cls, f.name) not in _NOT_TRACED
+    )
+    for cls in _TAGGED
 }
 _BUNDLE_FIELDS = tuple(
     f.name for f in dataclasses.fields(Bundle) if f.init and f.name not in _SKIPPED_BUNDLE_FIELDS

@@ -17,7 +17,7 @@ from deppy.service.description import description_html
 from deppy.service.problems import problems
 from deppy.service.svg import upgrade_graph_svg
 from deppy.workflows.graph import ChannelGraph, graph_as_dict
-from deppy.workflows.search import search
+from deppy.workflows.search import list_packages, search
 from deppy.workflows.show import PackageNotFound, bundle_details, package_graphs, package_views
 
 router = APIRouter(prefix="/api/v1", tags=["packages"])
@@ -29,23 +29,30 @@ Catalog = Annotated[str | None, Query(description="Only this catalog")]
 
 @router.get(
     "/packages",
-    summary="Search packages (= deppy search TERM -o json --limit N)",
+    summary="Search packages (= deppy search TERM -o json --limit N); no q: every package",
     responses={200: {"description": "Matches, best first"}, **problems(422, 503)},
 )
 def search_packages(
     request: Request,
-    q: Annotated[str, Query(description="Name, title, keyword, API kind or group, or words")],
+    q: Annotated[
+        str | None,
+        Query(description="Name, title, keyword, API kind or group, or words; none: list all"),
+    ] = None,
     limit: Annotated[int, Query(ge=0, le=10000, description="At most this many (0: all)")] = 30,
 ) -> Response:
-    if not q.strip():
-        raise InputError("query.q", "the search term is empty", "give a word to look for")
+    """With ``q``, the hits of ``deppy search q``; without, every package with its channels,
+    default channel and provider (``deppy search`` with no term: the web UI's home page)."""
+    if q is not None and not q.strip():
+        raise InputError("query.q", "the search term is empty", "give a word, or no q to list all")
     with service_of(request).catalogs.lease() as loaded:
 
         def answer() -> bytes:
-            hits = search(loaded.source, q)
-            return json_bytes([h.as_dict() for h in (hits[:limit] if limit else hits)])
+            found = list_packages(loaded.source) if q is None else search(loaded.source, q)
+            return json_bytes([h.as_dict() for h in (found[:limit] if limit else found)])
 
-        return json_response(loaded.remember(("search", q, str(limit)), answer))
+        return json_response(
+            loaded.remember(("search" if q is not None else "all", q or "", str(limit)), answer)
+        )
 
 
 @router.get(

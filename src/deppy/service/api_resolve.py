@@ -27,6 +27,7 @@ from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.service.svg import resolution_graph_svg
 from deppy.workflows.olmv1 import catalog_priorities
+from deppy.workflows.olmv1_plan import build_plan
 from deppy.workflows.resolution_graph import resolution_graph
 from deppy.workflows.resolve import resolve_with_options
 from deppy.workflows.upgrades import upgrade_reports
@@ -45,6 +46,10 @@ def resolution_data(resolution: Resolution, *, verbose: bool) -> dict[str, Any]:
     data = resolution.as_dict()
     if not verbose and "explanation" in data:
         data["explanation"].pop("constraints", None)
+    if resolution.request.rules == "olmv1" and resolution.selection is not None:
+        # what OLM v1 does with the plan, as -o json says it (a resolved catalog is the CLI's
+        # and the controller's to publish: the service has no registry credentials)
+        data["olmv1"] = build_plan(resolution).summary()
     return data
 
 
@@ -71,6 +76,12 @@ def _resolve(
         return resolution
 
 
+_BODY_VERSIONS = (
+    "give spec.cluster.openshiftVersion and/or spec.cluster.kubernetesVersion in the body, "
+    "or name the target: dryRunNext=ocp=4.19,kube=1.32.0"
+)
+
+
 def _dry_run(
     service: Service, body: bytes, content_type: str, value: str, timeout: float | None
 ) -> dict[str, Any]:
@@ -81,7 +92,7 @@ def _dry_run(
             body, content_type, loaded.source.names(), catalog_priorities(loaded.source)
         )
         try:
-            target = parse_next(value, request.cluster)
+            target = parse_next(value, request.cluster, versions=_BODY_VERSIONS)
         except InputError as error:
             raise Problem.of(error, field="query.dryRunNext") from None
         report = service.gate.run(
@@ -143,6 +154,13 @@ async def resolve(
     return cli_json(resolution_data(resolution, verbose=verbose))
 
 
+async def _resolved(request: Request, timeout: float | None) -> Resolution:
+    """The request's body resolved in a solver slot (off the event loop)."""
+    body = await request.body()
+    content_type = request.headers.get("content-type", "")
+    return await run_in_threadpool(_resolve, service_of(request), body, content_type, timeout)
+
+
 @router.post(
     "/resolve/graph",
     summary="Resolve, with who brought in whom as a graph (JSON and SVG)",
@@ -157,10 +175,7 @@ async def resolve(
     },
 )
 async def resolve_graph(request: Request, timeout: Timeout = None) -> Response:
-    service = service_of(request)
-    body = await request.body()
-    content_type = request.headers.get("content-type", "")
-    resolution = await run_in_threadpool(_resolve, service, body, content_type, timeout)
+    resolution = await _resolved(request, timeout)
     graph = resolution_graph(resolution)
     return cli_json(
         {
@@ -169,6 +184,40 @@ async def resolve_graph(request: Request, timeout: Timeout = None) -> Response:
             "svg": resolution_graph_svg(graph) if resolution.resolved else None,
         }
     )
+
+
+@router.post(
+    "/resolve/clusterextensions",
+    summary="An OLM v1 request's plan as ClusterExtension YAML (= -o clusterextensions)",
+    openapi_extra={"requestBody": RESOLVE_BODY},
+    responses={
+        200: {
+            "description": "The plan, in install order, each ClusterExtension annotated with "
+            "whether OLM v1 installs it as written (a resolved catalog is the CLI's and the "
+            "controller's to publish: the service holds no registry credentials)",
+            "content": {"application/yaml": {"schema": {"type": "string"}}},
+        },
+        **problems(400, 409, 413, 415, 422, 503),
+    },
+)
+async def resolve_clusterextensions(request: Request, timeout: Timeout = None) -> Response:
+    resolution = await _resolved(request, timeout)
+    if resolution.request.rules != "olmv1":
+        raise Problem(
+            422, "not an OLM v1 request: no ClusterExtension", fix="send ClusterExtension YAML"
+        )
+    if not resolution.resolved:
+        raise Problem(
+            409, "no plan: the request does not resolve", fix="POST /resolve explains why"
+        )
+    try:
+        documents = build_plan(resolution).documents()
+    except InputError as error:
+        raise Problem.of(error) from None
+    import yaml
+
+    text = yaml.safe_dump_all(documents, sort_keys=False)
+    return Response(text, media_type="application/yaml")
 
 
 def _cluster(ocp: str | None, kube: str | None) -> ClusterFacts:

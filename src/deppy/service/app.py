@@ -15,7 +15,14 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import FileResponse, Response
 
-from deppy.service import api_catalogs, api_packages, api_resolve, api_validate, metrics
+from deppy.service import (
+    api_catalogs,
+    api_olmv1,
+    api_packages,
+    api_resolve,
+    api_validate,
+    metrics,
+)
 from deppy.service.catalogs import CatalogState, Watcher
 from deppy.service.config import ServiceConfig
 from deppy.service.context import Service
@@ -66,7 +73,7 @@ def create_app(
     )
     app.state.service = service
     install_handlers(app)
-    for module in (api_resolve, api_packages, api_catalogs, api_validate, metrics):
+    for module in (api_resolve, api_olmv1, api_packages, api_catalogs, api_validate, metrics):
         app.include_router(module.router)
 
     @app.get("/docs", include_in_schema=False)

@@ -27,6 +27,7 @@ TITLES = {
     401: "Unauthorized",
     404: "Not found",
     405: "Method not allowed",
+    409: "Conflict",
     413: "Request body too large",
     415: "Unsupported media type",
     422: "Invalid request",

@@ -11,7 +11,7 @@ top, then each bundle below whoever needed it, with what was needed on the edge.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 from xml.sax.saxutils import escape
@@ -59,9 +59,52 @@ MARKERS = "".join(
 )
 
 
-def _fit(text: str, width: float) -> str:
-    most = max(4, int(width / CHAR_W))
+def _fit(text: str, width: float, char_w: float = CHAR_W) -> str:
+    most = max(4, int(width / char_w))
     return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _fit_keeping_last(text: str, width: float) -> str:
+    """``text`` cut to ``width`` in its middle: its last word (a node's version) stays whole."""
+    most = max(4, int(width / CHAR_W))
+    if len(text) <= most:
+        return text
+    head, _, last = text.rpartition(" ")
+    if not head or len(last) + 2 > most:
+        return _fit(text, width)
+    return text[: most - len(last) - 2] + "… " + last
+
+
+LABEL_PITCH = 13.0
+"""The height of one edge label (10px text) where several edges arrive at one bundle."""
+LABEL_CHAR_W = 5.8
+"""The average width of a 10px label character."""
+TAG_CHAR_W = 5.6
+"""The average width of a bold 10px tag character."""
+MAX_BOX_W = 720.0
+
+
+def _node_text(node: Mapping[str, Any]) -> tuple[str, list[str], str]:
+    """A resolution graph node's label, tags and link."""
+    kind = str(node["kind"])
+    if kind == "bundle":
+        label = f"#{node['order']} {node['label']}"
+        href = bundle_href(str(node["catalog"]), str(node["package"]), str(node["bundle"]))
+        return label, [str(node.get("action", ""))], href
+    return str(node["label"]), [kind], ""
+
+
+def _box_width(labels: Iterable[tuple[str, list[str], str]]) -> float:
+    """Boxes wide enough for the longest label beside its tags (the version last in it is what
+    a reader looks for; a cut took it first), up to a bound past which a label is cut."""
+    widest = max(
+        (
+            len(label) * CHAR_W + len(" · ".join(tags)) * TAG_CHAR_W + 26
+            for label, tags, _ in labels
+        ),
+        default=0.0,
+    )
+    return min(max(290.0, widest), MAX_BOX_W)
 
 
 def _svg(width: float, height: float, title: str, body: list[str]) -> str:
@@ -77,12 +120,12 @@ def _node(
     x: float, y: float, width: float, label: str, classes: str, tags: Sequence[str], href: str
 ) -> str:
     tag_text = " · ".join(tags)
-    room = width - 12 - (len(tag_text) * 5.6 + 6 if tag_text else 0)
+    room = width - 12 - (len(tag_text) * TAG_CHAR_W + 6 if tag_text else 0)
     parts = [
         f'<g class="n {classes}">',
         f'<a href="{escape(href)}">' if href else "",
         f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.0f}" height="{BOX_H}" rx="4"/>',
-        f'<text x="{x + 8:.1f}" y="{y + 16:.1f}">{escape(_fit(label, room))}</text>',
+        f'<text x="{x + 8:.1f}" y="{y + 16:.1f}">{escape(_fit_keeping_last(label, room))}</text>',
     ]
     if tag_text:
         parts.append(
@@ -203,7 +246,13 @@ def resolution_graph_svg(graph: Mapping[str, Any], title: str = "Resolution grap
     layers: dict[int, list[str]] = {}
     for node_id in nodes:  # node order: request first, then install order
         layers.setdefault(layer[node_id], []).append(node_id)
-    box_w, gap_x, pitch = 290.0, 30.0, 90.0
+    labels = {node_id: _node_text(node) for node_id, node in nodes.items()}
+    box_w = _box_width(labels.values())
+    into: dict[str, list[Mapping[str, Any]]] = {}
+    for edge in edges:
+        into.setdefault(edge["to"], []).append(edge)
+    stacked = max((len(v) for v in into.values()), default=1)
+    gap_x, pitch = 30.0, max(90.0, BOX_H + 40 + LABEL_PITCH * stacked)
     widest = max((len(v) for v in layers.values()), default=1)
     width = 20 + widest * (box_w + gap_x)
     height = 50 + pitch * (max(layers, default=0) + 1)
@@ -213,26 +262,23 @@ def resolution_graph_svg(graph: Mapping[str, Any], title: str = "Resolution grap
         for n, node_id in enumerate(ids):
             place[node_id] = (offset + n * (box_w + gap_x), 40 + depth * pitch)
     body = [f'<text x="10" y="20" style="font:bold 13px sans-serif">{escape(title)}</text>']
-    for edge in edges:
-        (x1, y1), (x2, y2) = place[edge["from"]], place[edge["to"]]
-        sx, sy, tx, ty = x1 + box_w / 2, y1 + BOX_H, x2 + box_w / 2, y2
-        kind = edge["kind"] if edge["kind"] in ("required", "installed") else "dependency"
-        my = (sy + ty) / 2
-        body.append(
-            f"<g><title>{escape(str(edge.get('need', '')))}</title>"
-            f'<path class="e {kind}" d="M{sx:.1f},{sy:.1f}C{sx:.1f},{my:.1f} {tx:.1f},{my:.1f} '
-            f'{tx:.1f},{ty - 2:.1f}" marker-end="url(#arrow-{kind})"/>'
-            f'<text class="lbl" x="{tx + 6:.1f}" y="{ty - 8:.1f}">'
-            f"{escape(_fit(str(edge.get('need', '')), box_w))}</text></g>"
-        )
+    for target, arriving in into.items():
+        # the labels of the edges into one bundle stand one above the other, never on each other
+        for k, edge in enumerate(reversed(arriving)):
+            (x1, y1), (x2, y2) = place[edge["from"]], place[target]
+            sx, sy, tx, ty = x1 + box_w / 2, y1 + BOX_H, x2 + box_w / 2, y2
+            kind = edge["kind"] if edge["kind"] in ("required", "installed") else "dependency"
+            my = (sy + ty) / 2
+            need = str(edge.get("need", ""))
+            body.append(
+                f"<g><title>{escape(need)}</title>"
+                f'<path class="e {kind}" d="M{sx:.1f},{sy:.1f}C{sx:.1f},{my:.1f} {tx:.1f},{my:.1f} '
+                f'{tx:.1f},{ty - 2:.1f}" marker-end="url(#arrow-{kind})"/>'
+                f'<text class="lbl" x="{tx + 6:.1f}" y="{ty - 8 - LABEL_PITCH * k:.1f}">'
+                f"{escape(_fit(need, box_w - 12, LABEL_CHAR_W))}</text></g>"
+            )
     for node_id, node in nodes.items():
         x, y = place[node_id]
-        kind = str(node["kind"])
-        if kind == "bundle":
-            label = f"#{node['order']} {node['label']}"
-            tags = [str(node.get("action", ""))]
-            href = bundle_href(str(node["catalog"]), str(node["package"]), str(node["bundle"]))
-        else:
-            label, tags, href = str(node["label"]), [kind], ""
-        body.append(_node(x, y, box_w, label, kind, tags, href))
+        label, tags, href = labels[node_id]
+        body.append(_node(x, y, box_w, label, str(node["kind"]), tags, href))
     return _svg(width, height, title, body)

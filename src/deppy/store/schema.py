@@ -17,6 +17,7 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Final
 
 from deppy.errors import InputError
 from deppy.store.summary import StoredCatalog
@@ -272,19 +273,44 @@ def _create_schema(conn: sqlite3.Connection, path: Path) -> None:
         raise
 
 
+HISTORY_MARK: Final = "@"
+"""What separates a catalog's name from the number of its earlier contents (``NAME@1``: the
+contents before the last refresh); a catalog's own name never holds it (``catalog add``)."""
+
+
+def base_name(name: str) -> str:
+    """The catalog a stored name belongs to: NAME for NAME, NAME@1, NAME@2, …"""
+    return name.split(HISTORY_MARK, 1)[0]
+
+
 def summaries(conn: sqlite3.Connection, name: str | None = None) -> list[StoredCatalog]:
-    """Stored catalogs (or the one named), most preferred first: priority, then name."""
-    where = "" if name is None else "WHERE name = ? "
+    """Stored catalogs (or the one named, earlier contents ``NAME@N`` included), most preferred
+    first: priority, then name. Without a name, earlier contents are left out: they are there
+    to be asked for by name, never to take part in a resolution over "the stored catalogs"."""
+    where = "WHERE instr(name, ?) = 0 " if name is None else "WHERE name = ? "
     rows = conn.execute(
         "SELECT name, priority, path, packages, channels, bundles, problems, updated "
         f"FROM catalog {where}ORDER BY priority DESC, name",
-        () if name is None else (name,),
+        (HISTORY_MARK if name is None else name,),
     )
     return [StoredCatalog(*row) for row in rows]
 
 
+def history(conn: sqlite3.Connection, name: str) -> list[tuple[int, int]]:
+    """(N, catalog id) of each earlier content ``NAME@N`` kept of catalog ``name``, by N."""
+    prefix = name + HISTORY_MARK
+    found = []
+    for catalog_id, stored in conn.execute(
+        "SELECT id, name FROM catalog WHERE substr(name, 1, ?) = ?", (len(prefix), prefix)
+    ):
+        number = str(stored)[len(prefix) :]
+        if number.isdigit():
+            found.append((int(number), int(catalog_id)))
+    return sorted(found)
+
+
 def unknown_catalog(conn: sqlite3.Connection, name: str) -> InputError:
-    names = [row[0] for row in conn.execute("SELECT name FROM catalog ORDER BY name")]
+    names = [s.name for s in sorted(summaries(conn), key=lambda s: s.name)]
     return InputError(
         f"catalog {name!r}",
         "no stored catalog has this name",

@@ -9,6 +9,10 @@ order.
 
 All reads of one source happen in one read transaction: a ``catalog refresh`` committed in the
 middle of a resolution is not seen half-way (WAL keeps the snapshot). ``close()`` ends it.
+
+A catalog's earlier contents (``NAME@1``, kept by a refresh) take part only when named, and then
+answer under the catalog's own name, as the catalog did then: a Subscription's source or a
+ClusterExtension's selector names the catalog, not one of its versions.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, Package
 from deppy.catalog.search_index import PackageCard, SearchRow
 from deppy.errors import InputError
 from deppy.store.codec import decode_bundle, decode_package
-from deppy.store.schema import open_for_reading, translated_errors
+from deppy.store.schema import HISTORY_MARK, base_name, open_for_reading, translated_errors
 
 
 # Plain classes rather than dataclasses: this module is imported on every resolve, and building
@@ -75,7 +79,7 @@ class Snapshot:
         conn.execute("BEGIN")
         rows = conn.execute("SELECT id, name, priority FROM catalog").fetchall()
         self.catalogs = [CatalogInfo(int(i), str(n), int(p)) for i, n, p in rows]
-        self._names = {c.id: c.name for c in self.catalogs}
+        self._names = {c.id: base_name(c.name) for c in self.catalogs}
         self._bundles: dict[str, list[tuple[int, Bundle]]] = {}
         self._by_row: dict[int, Bundle] = {}
         self._meta: dict[tuple[int, str], _PackageMeta | None] = {}
@@ -233,7 +237,20 @@ class StoreSource:
     """The stored catalogs (or some of them) as a :class:`BundleSource`."""
 
     def __init__(self, snapshot: Snapshot, names: Sequence[str] | None = None) -> None:
-        infos = snapshot.catalogs if names is None else _select(snapshot.catalogs, names)
+        if names is None:
+            infos = [c for c in snapshot.catalogs if HISTORY_MARK not in c.name]
+        else:
+            infos = _select(snapshot.catalogs, names)
+        self._stored = {base_name(c.name): c.name for c in infos}
+        if len(self._stored) < len(infos):
+            raise InputError(
+                "catalogs " + ", ".join(c.name for c in infos),
+                "a catalog and its earlier contents cannot answer together (both are named "
+                + ", ".join(sorted({base_name(c.name) for c in infos}))
+                + ")",
+                "name one of them",
+            )
+        infos = [CatalogInfo(c.id, base_name(c.name), c.priority) for c in infos]
         ordered = sorted(infos, key=lambda c: (-c.priority, c.name))
         self._snapshot = snapshot
         self._ordered = ordered
@@ -272,7 +289,7 @@ class StoreSource:
     def restricted(self, names: Sequence[str]) -> BundleSource:
         """Only the named catalogs (the request's ``sources``), among this source's."""
         _select(self._ordered, names)
-        return StoreSource(self._snapshot, names)
+        return StoreSource(self._snapshot, [self._stored[name] for name in names])
 
     # -- lookups -----------------------------------------------------------------------------
     def _ranked(self, found: list[tuple[int, Bundle]]) -> list[Bundle]:
@@ -365,7 +382,7 @@ def _select(catalogs: Sequence[CatalogInfo], names: Sequence[str]) -> list[Catal
     known = {c.name: c for c in catalogs}
     for name in names:
         if name not in known:
-            shown = ", ".join(sorted(known)) or "none"
+            shown = ", ".join(sorted(n for n in known if HISTORY_MARK not in n)) or "none"
             raise InputError(
                 f"catalog {name!r}", "no catalog has this name", f"known catalogs: {shown}"
             )

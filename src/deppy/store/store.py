@@ -8,6 +8,7 @@ equal to what the loader returned when it was added, for commands that show ever
 
 from __future__ import annotations
 
+import builtins
 import gc
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -22,6 +23,8 @@ from deppy.store.location import database_path
 from deppy.store.materialise import materialise
 from deppy.store.migration import upgraded_reader, upgraded_writer
 from deppy.store.schema import (
+    HISTORY_MARK,
+    history,
     open_for_reading,
     open_for_writing,
     summaries,
@@ -67,7 +70,35 @@ class Store:
             conn.close()
 
     def find(self, name: str) -> StoredCatalog | None:
-        return next((c for c in self.list() if c.name == name), None)
+        """The stored catalog ``name``, or one's earlier contents (``NAME@1``); None if none."""
+        conn = self._reader()
+        if conn is None:
+            return None
+        try:
+            with translated_errors(self.path):
+                found = summaries(conn, name)
+        finally:
+            conn.close()
+        return found[0] if found else None
+
+    def history(self, name: str) -> builtins.list[StoredCatalog]:
+        """The catalog ``name`` as stored now, then its earlier contents, most recent first
+        (``NAME@1``, ``NAME@2``, …); [] when no catalog has the name."""
+        conn = self._reader()
+        if conn is None:
+            return []
+        try:
+            with translated_errors(self.path):
+                current = summaries(conn, name)
+                if not current:
+                    return []
+                earlier = [
+                    summaries(conn, f"{name}{HISTORY_MARK}{number}")[0]
+                    for number, _ in history(conn, name)
+                ]
+        finally:
+            conn.close()
+        return current + earlier
 
     def source(self, names: Sequence[str] | None = None) -> StoreSource | None:
         """The stored catalogs (all, or the named ones) for resolution; None if none is stored.
@@ -144,9 +175,27 @@ class Store:
         """Store a loaded catalog under its name; a name already stored is an error."""
         return self._write(catalog, replace=False, progress=progress)
 
-    def replace(self, catalog: Catalog, *, progress: Progress | None = None) -> StoredCatalog:
-        """Swap a stored catalog for a fresh load of it, in one transaction."""
-        return self._write(catalog, replace=True, progress=progress)
+    def replace(
+        self, catalog: Catalog, *, progress: Progress | None = None, keep: int = 0
+    ) -> StoredCatalog:
+        """Swap a stored catalog for a fresh load of it, in one transaction, keeping the
+        ``keep`` most recent earlier contents (the one swapped out becomes ``NAME@1``)."""
+        return self._write(catalog, replace=True, progress=progress, keep=keep)
+
+    def prune_history(self, name: str, keep: int) -> int:
+        """Drop the earlier contents of ``name`` beyond the ``keep`` most recent (never the
+        catalog itself); how many were dropped."""
+        from deppy.store.writer import prune, tidy
+
+        self._must_exist(name)
+        conn = upgraded_writer(self.path, open_for_writing(self.path))
+        try:
+            with translated_errors(self.path):
+                dropped = prune(conn, name, keep)
+                tidy(conn)
+                return dropped
+        finally:
+            conn.close()
 
     def remove(self, name: str) -> StoredCatalog:
         """Remove a stored catalog; returns what it was."""
@@ -163,7 +212,7 @@ class Store:
             conn.close()
 
     def _write(
-        self, catalog: Catalog, *, replace: bool, progress: Progress | None
+        self, catalog: Catalog, *, replace: bool, progress: Progress | None, keep: int = 0
     ) -> StoredCatalog:
         from deppy.store.writer import prepare, tidy, write
 
@@ -173,7 +222,7 @@ class Store:
         conn = upgraded_writer(self.path, open_for_writing(self.path))
         try:
             with translated_errors(self.path):
-                stored = write(conn, prepared, replace=replace)
+                stored = write(conn, prepared, replace=replace, keep=keep)
                 tidy(conn)
                 return stored
         finally:

@@ -4,6 +4,10 @@ Everything slow (parsing, encoding, compressing) happens before the write lock i
 lock is held only for the inserts, and readers keep reading the previous state meanwhile. A
 refresh deletes the old rows and inserts the new ones in the same transaction: nobody ever sees
 a catalog half replaced, and a kill at any point leaves the old catalog or the new one.
+
+A refresh may keep the old rows instead, as the catalog's earlier contents: renamed ``NAME@1``
+(the one before ``NAME@1`` becomes ``NAME@2``, …) in the same transaction, up to the number the
+user keeps; the oldest beyond it are deleted. ``--since`` and ``catalog diff`` read them by name.
 """
 
 from __future__ import annotations
@@ -17,7 +21,14 @@ from deppy.catalog.model import Catalog
 from deppy.catalog.search_index import package_rows
 from deppy.errors import InputError
 from deppy.store.codec import encode_bundle, encode_others, encode_package, encode_problems
-from deppy.store.schema import CATALOG_TABLES, rollback, summaries, unknown_catalog
+from deppy.store.schema import (
+    CATALOG_TABLES,
+    HISTORY_MARK,
+    history,
+    rollback,
+    summaries,
+    unknown_catalog,
+)
 from deppy.store.summary import StoredCatalog
 
 # (bundles encoded so far, bundles in all); called often enough to drive a progress bar.
@@ -97,8 +108,11 @@ def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatal
     )
 
 
-def write(conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool) -> StoredCatalog:
-    """Insert (or, with ``replace``, swap in) one catalog in one transaction."""
+def write(
+    conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool, keep: int = 0
+) -> StoredCatalog:
+    """Insert (or, with ``replace``, swap in) one catalog in one transaction; a swapped-out
+    catalog is kept as ``NAME@1`` when ``keep`` earlier contents are kept."""
     summary = prepared.summary
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -112,7 +126,7 @@ def write(conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool)
         if existing is None and replace:
             raise unknown_catalog(conn, summary.name)
         if existing is not None:
-            _delete_rows(conn, existing)
+            _keep_or_delete(conn, summary.name, existing, keep)
         _insert(conn, prepared)
         conn.execute("COMMIT")
     except BaseException:
@@ -211,12 +225,49 @@ def remove(conn: sqlite3.Connection, name: str) -> StoredCatalog:
         catalog_id = _catalog_id(conn, name)
         if not found or catalog_id is None:
             raise unknown_catalog(conn, name)
+        for _, earlier in history(conn, name):  # its earlier contents go with it
+            _delete_rows(conn, earlier)
         _delete_rows(conn, catalog_id)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
         raise
     return found[0]
+
+
+def prune(conn: sqlite3.Connection, name: str, keep: int) -> int:
+    """Delete the earlier contents of catalog ``name`` beyond the ``keep`` most recent; how many
+    were deleted. The catalog itself is never among them."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if _catalog_id(conn, name) is None:
+            raise unknown_catalog(conn, name)
+        old = [catalog_id for number, catalog_id in history(conn, name) if number > keep]
+        for catalog_id in old:
+            _delete_rows(conn, catalog_id)
+        conn.execute("COMMIT")
+    except BaseException:
+        rollback(conn)
+        raise
+    return len(old)
+
+
+def _keep_or_delete(conn: sqlite3.Connection, name: str, current: int, keep: int) -> None:
+    """The catalog's rows leaving its name: renamed ``NAME@1`` (each earlier one moving up a
+    number, the oldest past ``keep`` deleted), or deleted when nothing is kept."""
+    for number, catalog_id in reversed(history(conn, name)):  # the oldest first: names free
+        if number + 1 > keep:
+            _delete_rows(conn, catalog_id)
+        else:
+            _rename(conn, catalog_id, f"{name}{HISTORY_MARK}{number + 1}")
+    if keep > 0:
+        _rename(conn, current, f"{name}{HISTORY_MARK}1")
+    else:
+        _delete_rows(conn, current)
+
+
+def _rename(conn: sqlite3.Connection, catalog_id: int, name: str) -> None:
+    conn.execute("UPDATE catalog SET name = ? WHERE id = ?", (name, catalog_id))
 
 
 def _catalog_id(conn: sqlite3.Connection, name: str) -> int | None:

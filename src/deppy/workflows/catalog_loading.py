@@ -191,7 +191,7 @@ def _cached_source(
     root = Path(spec.path)
     name = spec.name if spec.name is not None else root.name
     key = cache.catalog_key(root, name, spec.priority)
-    entry = cache.catalog_file(key) if key is not None else None
+    entry = cache.catalog_file_or_wait(key) if key is not None else None
     if key is None or entry is None:
         return None
     from deppy.store.cache_entries import CachedCatalog

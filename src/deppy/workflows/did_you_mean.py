@@ -78,7 +78,10 @@ def with_names_suggested(
         if source.has_package(requirement.package):
             continue  # a catalog has it: not a name to correct
         shown = 0
-        for name, display in closest_packages(chosen, requirement.package):
+        meant_names = closest_packages(chosen, requirement.package)
+        if requirement.extension is not None:
+            meant_names = _close_only(requirement.package, meant_names)
+        for name, display in meant_names:
             if shown == SHOWN:
                 break
             meant = f"{name} ({display})" if display and display != name else name
@@ -102,6 +105,30 @@ def with_names_suggested(
                     shown += 1
                     break
     return _with(resolution, explanation, found)
+
+
+CLOSE = 0.8  # spelling similarity (difflib's ratio) of a name offered after the best one
+AS_CLOSE = 0.05  # ... and at most this much less similar than the best one
+
+
+def _close_only(asked: str, found: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The best guess, and the others only where they are spelled about as much like
+    ``asked`` as it is, or its words are their display name: a ClusterExtension names one
+    package, and neither a search hit on a word ("operator") nor a name sharing a long suffix
+    ("ack-ssm-controller" for "ack-s3-controllr") is likely the one meant."""
+    if not found:
+        return []
+    words = asked.replace("-", " ").replace("_", " ").casefold()
+
+    def ratio(name: str) -> float:
+        return difflib.SequenceMatcher(None, asked, name).ratio()
+
+    floor = max(CLOSE, ratio(found[0][0]) - AS_CLOSE)
+    return found[:1] + [
+        (name, display)
+        for name, display in found[1:]
+        if ratio(name) >= floor or display.casefold() == words
+    ]
 
 
 def _with(resolution: Resolution, explanation: Explanation, found: list[Suggestion]) -> Resolution:

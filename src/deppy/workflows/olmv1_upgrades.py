@@ -5,6 +5,10 @@ OLM v1 moves an extension once per resolution: under ``CatalogProvided`` to the 
 successor of what is installed (one replaces/skips/skipRange edge), under ``SelfCertified``
 straight to the best bundle in range. Repeating the same rule from each new version gives the
 path to where the extension ends up, which is what a user watching the cluster sees.
+
+The walk stops where OLM v1 chooses a bundle it then refuses (one declaring a dependency:
+``catalog.olmv1_validation``): OLM v1 does not fall back to an older bundle, so the extension
+stays where it is, retrying, with OLM v1's message.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
+from deppy.catalog.olmv1_validation import Refusal, refusal_of
 from deppy.catalog.semver.release import version_release_key
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.olmv1_rules import extension_outcome
@@ -34,6 +39,9 @@ class ExtensionUpgrade:
     candidates: tuple[Bundle, ...]  # what the next resolution may pick, best first
     path: tuple[Bundle, ...]  # one bundle per reconciliation, the first is the next move
     error: str | None  # OLM v1's message when it finds no bundle
+    # the bundle OLM v1 chooses next and refuses (the walk stops before it), and why
+    refused: Bundle | None = None
+    refusal: Refusal | None = None
 
     @property
     def next(self) -> Bundle | None:
@@ -49,6 +57,9 @@ class ExtensionUpgrade:
             "path": [_bundle(b) for b in self.path],
             "candidates": [_bundle(b) for b in self.candidates],
             "error": self.error,
+            "refused": None
+            if self.refused is None or self.refusal is None
+            else {**_bundle(self.refused), "refusal": self.refusal.as_dict()},
         }
 
 
@@ -78,9 +89,14 @@ def extension_upgrades(
         path: list[Bundle] = []
         current, outcome = requirement, first
         seen = {installed.bundle}
+        refused: tuple[Bundle | None, Refusal | None] = (None, None)
         while outcome.chosen is not None and len(path) < MAX_STEPS:
             chosen = outcome.chosen
             if chosen.name in seen or version_release_key(chosen.version) == now:
+                break
+            refusal = refusal_of(chosen)
+            if refusal is not None:
+                refused = (chosen, refusal)
                 break
             path.append(chosen)
             seen.add(chosen.name)
@@ -97,6 +113,8 @@ def extension_upgrades(
                 candidates=first.candidates,
                 path=tuple(path),
                 error=None if first.chosen is not None else first.error(requirement.package),
+                refused=refused[0],
+                refusal=refused[1],
             )
         )
     return reports

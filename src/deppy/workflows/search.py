@@ -11,7 +11,7 @@ added (a few rows read, no bundle decoded); other sources compute the same rows 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ from deppy.catalog.search_index import (
 )
 from deppy.store.source import StoreSource
 
-__all__ = ["SearchHit", "package_head", "search"]
+__all__ = ["PackageListing", "SearchHit", "list_packages", "package_head", "search"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +71,59 @@ class SearchHit:
             "defaultChannel": self.default_channel,
             "bundles": list(self.bundles),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class PackageListing:
+    """One package of one catalog as ``deppy search`` with no term lists it (what ``kubectl
+    operator olmv1 search catalog`` shows): its channels, default channel and provider (the
+    ``provider.name`` of the bundle that speaks for it, empty when it says none)."""
+
+    package: str
+    catalog: str
+    channels: tuple[str, ...]
+    default_channel: str | None
+    provider: str
+    latest: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "package": self.package,
+            "catalog": self.catalog,
+            "channels": list(self.channels),
+            "defaultChannel": self.default_channel,
+            "provider": self.provider,
+            "latest": self.latest,
+        }
+
+
+def list_packages(source: BundleSource) -> list[PackageListing]:
+    """Every package of every catalog, by name, then catalog preference (one row per catalog
+    that has it, as a term's hits are)."""
+    listing: list[PackageListing] = []
+    for package in sorted(source.package_names()):
+        bundles = source.bundles_of(package)
+        for catalog in sorted(source.catalogs_with(package), key=source.rank):
+            head = package_head(source, catalog, package, bundles)
+            about = source.package(catalog, package)
+            listing.append(
+                PackageListing(
+                    package=package,
+                    catalog=catalog,
+                    channels=tuple(sorted(c.name for c in source.channels(catalog, package))),
+                    default_channel=about.default_channel if about else None,
+                    provider=_provider(head),
+                    latest=str(head.version) if head else "",
+                )
+            )
+    return listing
+
+
+def _provider(head: Bundle | None) -> str:
+    meta = head.csv_metadata if head is not None else None
+    provider = meta.get("provider") if isinstance(meta, Mapping) else None
+    name = provider.get("name") if isinstance(provider, Mapping) else None
+    return " ".join(name.split()) if isinstance(name, str) else ""
 
 
 def package_head(

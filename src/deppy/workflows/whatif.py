@@ -48,15 +48,20 @@ def next_cluster(cluster: ClusterFacts) -> ClusterFacts:
     )
 
 
-def parse_next(value: str, current: ClusterFacts) -> ClusterFacts:
-    """``--dry-run-next`` alone means the next minors; ``ocp=V,kube=V`` names the target."""
+CLI_VERSIONS = "add --ocp-version (e.g. 4.18) and/or --kube-version (e.g. 1.31.0)"
+
+
+def parse_next(value: str, current: ClusterFacts, *, versions: str = CLI_VERSIONS) -> ClusterFacts:
+    """``--dry-run-next`` alone means the next minors; ``ocp=V,kube=V`` names the target.
+    ``versions`` says where the current versions are given (the CLI's flags, the service's
+    ``spec.cluster``): each door names its own, never the other's."""
     where = f"--dry-run-next {value!r}"
     if value in ("", "next"):
         if current.openshift_version is None and current.kube_version is None:
             raise InputError(
                 "--dry-run-next",
                 "the next version is counted from the current one, and none is given",
-                "add --ocp-version (e.g. 4.18) and/or --kube-version (e.g. 1.31.0)",
+                versions,
             )
         return next_cluster(current)
     found: dict[str, Version] = {}

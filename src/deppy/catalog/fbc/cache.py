@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from deppy.catalog.fbc.entry_checks import (
+    CHECKED,
     entry_stat,
     file_is_whole,
     read_entry,
@@ -56,6 +57,14 @@ _STALE_TEMPORARY_SECONDS: Final = 3600
 _CATALOG: Final = "catalog-"
 _FILE: Final = "file-"
 _TEMPORARY: Final = ".tmp-"
+_NOT_ENTRIES: Final = (_TEMPORARY, CHECKED)
+_WRITING: Final = "w"
+_WAIT_STEP: Final = 0.02
+PARSED_BYTES_PER_SECOND: Final = 60e6
+"""How fast a first run reads a catalog directory on two cores (community v4.18: 72 MB in
+~1.2 s): what waiting for another run's writer is weighed against."""
+WRITE_SECONDS_PER_BUNDLE: Final = 0.0003
+"""How long the writer takes per bundle (community v4.18: 5,572 bundles in ~1.5 s)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +117,7 @@ class ParsedCache:
         self.max_bytes = max_bytes
         self.background = background
         self.files = files if files is not None else Pickled()
+        self._bytes: dict[str, int] = {}  # what the catalog of a key weighs: a parse's cost
 
     # -- whole catalogs ----------------------------------------------------------------------
     def catalog_key(self, root: Path, name: str, priority: int) -> str | None:
@@ -119,22 +129,63 @@ class ParsedCache:
             return None
         given = str(root)
         kind = type(self.files).__name__  # a pickle is no SQLite store: each has its own key
-        return _digest(("catalog", kind, given, os.path.abspath(given), name, priority, files))
+        key = _digest(("catalog", kind, given, os.path.abspath(given), name, priority, files))
+        self._bytes[key] = sum(identity[0] for _, identity in files)
+        return key
+
+    def catalog_file_or_wait(self, key: str) -> Path | None:
+        """:meth:`catalog_file`, or — when another run is writing this very entry and should be
+        done sooner than this run would parse the catalog — the entry once it is written.
+
+        Two runs back to back (a script calling deppy twice) used to parse the catalog twice:
+        the second found no entry while the first one's writer was still at it. The writer
+        names when it started and how long it expects to take in its temporary file's name
+        (:meth:`_write`); the wait ends when the entry appears, the writer is gone, or parsing
+        would have been quicker after all."""
+        found = self.catalog_file(key)
+        if found is not None:
+            return found
+        writer = self._writer(key)
+        if writer is None:
+            return None
+        # Both the writer and a parse slow down alike on a busy machine: compare them as they
+        # would run on an idle one (the load average per core says how much slower).
+        slower = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+        parsing = self._bytes.get(key, 0) / PARSED_BYTES_PER_SECOND
+        started, duration = writer
+        if duration - (time.time() - started) / slower > parsing:
+            return None  # parsing is sooner
+        deadline = time.monotonic() + parsing * slower
+        while time.monotonic() < deadline:
+            time.sleep(_WAIT_STEP)
+            found = self.catalog_file(key)
+            if found is not None or self._writer(key) is None:
+                return found
+        return None
+
+    def _writer(self, key: str) -> tuple[float, float] | None:
+        """When a live writer of entry ``key`` started and how long it expects to take (s, as
+        on an idle machine); None when no live process is writing it."""
+        found = [
+            (started, duration)
+            for pid, started, duration in _writers_of(self.directory, _CATALOG + key)
+            if _alive(pid)
+        ]
+        return min(found) if found else None
 
     def catalog_file(self, key: str) -> Path | None:
         """The file of the catalog kept under ``key``, marked as recently used; None if none."""
         path = self.directory / (_CATALOG + key)
         if not self._is_entry(path):
             return None
-        try:
-            os.utime(path)  # recently used: the last to be evicted
-        except OSError:
+        if not _mark_used(path):
             return None
         return path
 
     def catalog(self, key: str) -> Catalog | None:
-        """The catalog kept under ``key``; None when missing or damaged."""
-        path = self.catalog_file(key)
+        """The catalog kept under ``key`` (waited for while another run writes it, see
+        :meth:`catalog_file_or_wait`); None when missing or damaged."""
+        path = self.catalog_file_or_wait(key)
         if path is None:
             return None
         try:
@@ -155,6 +206,8 @@ class ParsedCache:
         descriptors first, so a script reading the command's output through a pipe sees it
         end when the command does, not when the writer is done."""
         _reap()
+        if self._writer(key) is not None:
+            return  # another run is writing this very entry: one writer per entry
         if self.background and may_fork():
             try:
                 pid = os.fork()
@@ -172,7 +225,8 @@ class ParsedCache:
         self._keep_catalog_now(key, catalog)
 
     def _keep_catalog_now(self, key: str, catalog: Catalog) -> None:
-        self._write(_CATALOG + key, lambda path: self.files.write(catalog, path))
+        duration = len(catalog.bundles) * WRITE_SECONDS_PER_BUNDLE
+        self._write(_CATALOG + key, lambda path: self.files.write(catalog, path), duration)
 
     # -- one file's documents ----------------------------------------------------------------
     def file_key(self, path: str, stat: os.stat_result) -> str:
@@ -204,14 +258,14 @@ class ParsedCache:
                 os.unlink(entry.path)
             except OSError:
                 continue
-            if not entry.name.startswith(_TEMPORARY):
+            if not entry.name.startswith(_NOT_ENTRIES):
                 entries += 1
                 size += entry.size
         return ClearedCache(entries, size)
 
     def usage(self) -> ClearedCache:
         """The entries held now and their size."""
-        found = [e for e in self._entries() if not e.name.startswith(_TEMPORARY)]
+        found = [e for e in self._entries() if not e.name.startswith(_NOT_ENTRIES)]
         return ClearedCache(len(found), sum(e.size for e in found))
 
     def _is_entry(self, path: Path) -> bool:
@@ -230,18 +284,28 @@ class ParsedCache:
         if data is None:
             self._is_entry(path)  # removed when it is no entry at all
             return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # recently used: the last to be evicted
+        _mark_used(path)
         return data
 
-    def _write(self, name: str, write: Callable[[Path], object]) -> None:
+    def _write(self, name: str, write: Callable[[Path], object], duration: float = 0.0) -> None:
         """An entry written by ``write`` to a temporary file, renamed into place when whole
         and within the bound; nothing when it cannot be written (a full disk, a read-only
-        home, a value pickle refuses): the answer never needs the cache."""
-        temporary = self.directory / f"{_TEMPORARY}{os.getpid()}-{name}"
+        home, a value pickle refuses): the answer never needs the cache. The temporary file's
+        name says who writes (``.tmp-PID-``) and, for a whole catalog, when it started and how
+        long it expects to take (``wSTART_MS.DURATION_MS-``): runs started meanwhile wait for
+        it rather than parse again. Two runs that started writing the same entry at once see
+        each other: the lower pid goes on."""
+        when = (
+            f"{_WRITING}{time.time_ns() // 1_000_000}.{int(duration * 1000)}-" if duration else ""
+        )
+        temporary = self.directory / f"{_TEMPORARY}{os.getpid()}-{when}{name}"
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             temporary.touch()  # at once: a writer at work can be seen (benchmarks wait for it)
+            if duration and any(
+                pid < os.getpid() and _alive(pid) for pid, _, _ in _writers_of(self.directory, name)
+            ):
+                raise _Withdrawn
             write(temporary)
             if temporary.stat().st_size > self.max_bytes * _KEPT_AFTER_EVICTION:
                 raise OSError("larger than the cache may hold")
@@ -254,8 +318,9 @@ class ParsedCache:
         self._evict()
 
     def _forget(self, name: str) -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(self.directory / name)
+        for leftover in (name, CHECKED + name):  # the entry and the mark of its last check
+            with contextlib.suppress(OSError):
+                os.unlink(self.directory / leftover)
         with contextlib.suppress(OSError):
             os.rmdir(self.directory / name)  # a directory under an entry's name
 
@@ -267,7 +332,7 @@ class ParsedCache:
             if entry.name.startswith(_TEMPORARY):
                 if now - entry.used > _STALE_TEMPORARY_SECONDS:  # left by a killed run
                     self._forget(entry.name)
-            else:
+            elif not entry.name.startswith(CHECKED):
                 kept.append(entry)
         total = sum(e.size for e in kept)
         if total <= self.max_bytes:
@@ -283,16 +348,64 @@ class ParsedCache:
         try:
             with os.scandir(self.directory) as it:
                 for item in it:
-                    if not item.name.startswith((_CATALOG, _FILE, _TEMPORARY)):
+                    if not item.name.startswith((_CATALOG, _FILE, _TEMPORARY, CHECKED)):
                         continue
                     try:
                         stat = item.stat(follow_symlinks=False)
                     except OSError:
                         continue
-                    found.append(_Entry(item.name, item.path, stat.st_size, stat.st_mtime))
+                    used = max(stat.st_atime, stat.st_mtime)  # see _mark_used
+                    found.append(_Entry(item.name, item.path, stat.st_size, used))
         except OSError:
             return []
         return found
+
+
+def _mark_used(path: Path) -> bool:
+    """Mark an entry recently used (the last to be evicted) by its access time alone: its
+    modification time is part of the version its integrity check was made for
+    (``entry_checks.sqlite_is_whole``), so a read never costs the next run a full check."""
+    try:
+        os.utime(path, ns=(time.time_ns(), os.lstat(path).st_mtime_ns), follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        return False
+    return True
+
+
+class _Withdrawn(Exception):
+    """Another run writes the same entry: this one lets it."""
+
+
+def _writers_of(directory: Path, name: str) -> list[tuple[int, float, float]]:
+    """(pid, start, expected duration) of each temporary file writing entry ``name``, dead
+    writers too."""
+    found: list[tuple[int, float, float]] = []
+    suffix = "-" + name
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    for temporary in names:
+        if not (temporary.startswith(_TEMPORARY) and temporary.endswith(suffix)):
+            continue
+        pid, _, rest = temporary[len(_TEMPORARY) :].partition("-")
+        when = rest[len(_WRITING) :].partition("-")[0] if rest.startswith(_WRITING) else ""
+        started, _, duration = when.partition(".")
+        if pid.isdigit() and started.isdigit() and duration.isdigit():
+            found.append((int(pid), int(started) / 1000, int(duration) / 1000))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # this process's own leftover, never a writer it waits for
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def may_fork() -> bool:

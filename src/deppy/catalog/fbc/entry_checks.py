@@ -22,6 +22,7 @@ a new one, and the answer is the one ``DEPPY_CACHE=off`` gives.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import zlib
@@ -121,9 +122,21 @@ def seal_sqlite(path: str | os.PathLike[str]) -> None:
 
 
 def sqlite_is_whole(path: str | os.PathLike[str], limit: int) -> bool:
-    """Whether a SQLite entry sealed by :func:`seal_sqlite` holds the bytes written."""
-    if entry_stat(path, limit) is None:
+    """Whether a SQLite entry sealed by :func:`seal_sqlite` holds the bytes written.
+
+    Its bytes are read once per version of the file: a check that passed leaves a mark beside
+    the entry (:func:`check_mark`) naming the file's inode, device, size and modification time,
+    and a run that finds the file as marked trusts it without reading it again (a 300 MB entry
+    of a 10x catalog cost every repeated run ~0.15 s). Any write to the file (a torn copy, bytes
+    flipped in place) gives it another modification time, or another inode when it is replaced,
+    so the next run reads it whole again."""
+    found = entry_stat(path, limit)
+    if found is None:
         return False
+    version = _version(found)
+    mark = check_mark(path)
+    if _marked(mark) == version:
+        return True
     try:
         with open(path, "rb") as file:
             header = file.read(100)
@@ -132,9 +145,44 @@ def sqlite_is_whole(path: str | os.PathLike[str], limit: int) -> bool:
     if len(header) < 100 or not header.startswith(_SQLITE_MAGIC):
         return False
     try:
-        return _sqlite_crc(path) == int.from_bytes(header[_SQLITE_ID], "big")
+        whole = _sqlite_crc(path) == int.from_bytes(header[_SQLITE_ID], "big")
     except OSError:
         return False
+    if whole:
+        _mark(mark, version)
+    return whole
+
+
+def check_mark(path: str | os.PathLike[str]) -> str:
+    """Where the mark of ``path``'s last passed check lies: beside it, named after it."""
+    directory, name = os.path.split(os.fspath(path))
+    return os.path.join(directory, CHECKED + name)
+
+
+CHECKED: Final = "checked-"
+"""The prefix of a check mark's name (the cache removes an entry's mark with the entry)."""
+
+
+def _version(found: os.stat_result) -> str:
+    return f"{found.st_ino} {found.st_dev} {found.st_size} {found.st_mtime_ns}"
+
+
+def _marked(mark: str) -> str | None:
+    data = read_entry(mark, 256)
+    return None if data is None else data.decode("ascii", "replace")
+
+
+def _mark(mark: str, version: str) -> None:
+    """Written to a temporary file and renamed: a reader sees a whole mark or none; a mark
+    that cannot be written only costs the next run a full check."""
+    temporary = f"{mark}.{os.getpid()}"
+    try:
+        with open(temporary, "w", encoding="ascii") as file:
+            file.write(version)
+        os.replace(temporary, mark)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
 
 
 def _sqlite_crc(path: str | os.PathLike[str]) -> int:

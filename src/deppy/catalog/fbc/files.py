@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ import orjson
 import yaml
 
 from deppy.catalog.model import LoadProblem
+from deppy.errors import special_file
 from deppy.input_limits import (
     UnsafeInput,
     UnsafeValue,
@@ -157,6 +159,22 @@ def _ignored(path: tuple[str, ...], patterns: list[_IgnorePattern]) -> bool:
     return False
 
 
+def _not_a_file(entry: os.DirEntry[str]) -> str | None:
+    """Why a directory entry cannot be read as a file, seen without opening it: a FIFO blocks
+    the read until a writer comes, a link to ``/dev/zero`` never ends it, a link loop fails it;
+    None for a regular file (or a link to one)."""
+    if entry.is_file(follow_symlinks=False):
+        return None  # known from the listing, no system call
+    try:
+        mode = os.stat(entry.path).st_mode
+    except OSError as error:
+        return f"cannot read: {error.strerror}"
+    if stat.S_ISREG(mode):
+        return None
+    kind = special_file(mode)
+    return f"is {kind}, not a file" if kind else "is a directory (reached through a link)"
+
+
 def catalog_files(root: Path, problems: list[LoadProblem]) -> list[str]:
     """Relative paths (with "/") of the files to read, in the lexical order of Go's fs.WalkDir."""
     if root.is_file():
@@ -173,8 +191,12 @@ def catalog_files(root: Path, problems: list[LoadProblem]) -> list[str]:
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
                 visit(entry.path, f"{prefix}{entry.name}/")
-            else:
+                continue
+            odd = _not_a_file(entry)
+            if odd is None:
                 files.append(prefix + entry.name)
+            else:
+                problems.append(LoadProblem(entry.path, "", f"{odd}; skipped"))
 
     visit(str(root), "")
     patterns: list[_IgnorePattern] = []

@@ -74,7 +74,7 @@ def supersede(kube: Kube, instance: Body, message: str) -> bool:
         return {"conditions": conditions}
 
     done = kube.update_status(
-        "instances", _name(instance), instance["metadata"]["namespace"], compute
+        "instances", _name(instance), instance["metadata"]["namespace"], compute, read=instance
     )
     return done is not None and wrote == [True]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.model import Catalog
+from deppy.controller.catalogs.changes import affected_packages
 
 _SETS_KEPT = 8
 
@@ -74,6 +75,16 @@ class CatalogCache:
         default_factory=OrderedDict
     )
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # per catalog, the packages its latest new content may move answers for (``changes``),
+    # until ``take_change``; None: any answer may move
+    _changes: dict[str, frozenset[str] | None] = field(default_factory=dict)
+
+    def take_change(self, name: str) -> frozenset[str] | None:
+        """The packages the latest change of ``name`` may move answers for, once; None (any
+        answer may move) when it is not known: a deletion, a failure, a first load, or a second
+        change whose record the first one's handler already took."""
+        with self._lock:
+            return self._changes.pop(name, None)
 
     def loaded(
         self,
@@ -84,7 +95,10 @@ class CatalogCache:
         kind: str = "Catalog",
         content: str = "",
     ) -> None:
+        before = self.entries.get(name)
+        affected = affected_packages(before.catalog if before is not None else None, catalog)
         with self._lock:
+            self._changes[name] = affected
             self.deleted.discard(name)
             self.entries[name] = CatalogEntry(
                 name, catalog, digest, None, when, kind=kind, content=content
@@ -145,6 +159,15 @@ class CatalogCache:
             self.entries.pop(name, None)
             self.deleted.add(name)
             self._forget_sets(name)
+
+    def state(self) -> tuple[tuple[object, ...], ...]:
+        """What every answer may depend on, in a form ``==`` compares: each catalog's content
+        (digest), priority and health."""
+        with self._lock:
+            return tuple(
+                (n, e.digest, e.error, e.served_before, e.catalog.priority if e.catalog else None)
+                for n, e in sorted(self.entries.items())
+            )
 
     def digest(self, name: str) -> str:
         entry = self.entries.get(name)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,19 +27,26 @@ from typing import Any
 
 from deppy.catalog.model import Catalog
 from deppy.controller.catalogs.cache import CatalogEntry
-from deppy.controller.catalogs.sources import CatalogSource, digest_of, fetch_http, load_files
+from deppy.controller.catalogs.sources import (
+    PARSING,
+    CatalogSource,
+    digest_of,
+    fetch_http,
+    load_files,
+)
 from deppy.controller.conditions import now
 from deppy.controller.fields import mapping, name_in, text
 from deppy.controller.kube import ApiError, Body, Kube
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError, json_type
+from deppy.workflows.resolved_catalog import RESOLVED_CATALOG_LABEL
 
 log = logging.getLogger("deppy.controller")
 KIND = "ClusterCatalog"
 ALL_PATH = "/api/v1/all"
 MID_LOAD_TRIES = 3  # the digest changed while the stream was read: read it again, this often
 RETRY_SECONDS = 30.0  # a failed load of one digest is tried again at most this often
-_loading = threading.Lock()  # one ClusterCatalog load at a time (they are memory-heavy)
+_loading = PARSING  # one catalog load at a time, Catalogs' included (they are memory-heavy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +100,19 @@ def served(body: Mapping[str, Any]) -> Served:
     return Served(name, priority, base.rstrip("/") + ALL_PATH, ref, True)
 
 
+def resolved_catalog(body: Body) -> bool:
+    """A resolved catalog deppy published (``deppy.io/resolved-catalog``): only the plan's own
+    ClusterExtensions install from it; deppy never resolves against it (its bundles' dependency
+    properties are records of answers deppy already gave)."""
+    labels = (body.get("metadata") or {}).get("labels") or {}
+    return labels.get(RESOLVED_CATALOG_LABEL) == "true"
+
+
 def list_cluster_catalogs(kube: Kube) -> list[Body]:
-    """Every ClusterCatalog; none when OLM v1 is not installed (its kinds are not served)."""
+    """Every ClusterCatalog but deppy's resolved catalogs; none when OLM v1 is not installed
+    (its kinds are not served)."""
     try:
-        return kube.list("clustercatalogs")
+        return [b for b in kube.list("clustercatalogs") if not resolved_catalog(b)]
     except ApiError as error:
         if error.status == 404:
             return []
@@ -109,6 +124,8 @@ def load_cluster_catalog(runtime: Runtime, body: Body) -> bool:
     from deppy.controller.catalogs.loading import catalog_failed, content_fields, release_memory
 
     cache, observe = runtime.cache, runtime.observe
+    if resolved_catalog(body):
+        return False
     name = str(body["metadata"]["name"])
     if cache.kind_of(name) == "Catalog":
         observe.catalog_invalid(

@@ -16,6 +16,7 @@ from typing import Any
 
 from deppy.controller.catalogs.cache import CatalogEntry
 from deppy.controller.catalogs.sources import (
+    PARSING,
     CatalogSource,
     catalog_source,
     config_map_files,
@@ -112,6 +113,11 @@ def catalog_failed(
 
 
 def _load(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]]:
+    with PARSING:  # one catalog fetched and parsed at a time (``sources.PARSING``)
+        return _load_now(runtime, source)
+
+
+def _load_now(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]]:
     cache = runtime.cache
     if source.kind == "path":
         from deppy.controller.catalogs.sources import directory_digest

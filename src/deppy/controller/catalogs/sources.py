@@ -14,6 +14,7 @@ import binascii
 import hashlib
 import os
 import re
+import threading
 import urllib.error
 import zlib
 from collections.abc import Mapping, Sequence
@@ -180,14 +181,24 @@ def directory_digest(root: str) -> str:
     return "sha256:" + sha.hexdigest()
 
 
+# One catalog fetched and parsed at a time in the process: a load holds the raw stream and the
+# parse's documents and garbage (hundreds of MB for a full catalog) until it ends, and two
+# catalogs changing together (a Catalog and a ClusterCatalog of the same index) would hold both
+# at once, for no gain on a GIL-bound parse. Re-entrant: a load takes it around its fetch too.
+PARSING = threading.RLock()
+
+
 def load_files(source: CatalogSource, files: Mapping[str, bytes]) -> Catalog:
-    return load_catalog_documents(
-        files, name=source.name, priority=source.priority, where=source.where
-    )
+    with PARSING:
+        return load_catalog_documents(
+            files, name=source.name, priority=source.priority, where=source.where
+        )
 
 
 def load_path(source: CatalogSource) -> tuple[Catalog, str]:
     if not Path(source.path).exists():
         raise OSError(f"{source.path}: no such directory in the controller's pod")
     digest = directory_digest(source.path)
-    return load_any_catalog(source.path, name=source.name, priority=source.priority), digest
+    with PARSING:
+        catalog = load_any_catalog(source.path, name=source.name, priority=source.priority)
+    return catalog, digest

@@ -195,12 +195,12 @@ def cluster_role() -> dict[str, Any]:
                 "resources": ["customresourcedefinitions"],
                 "verbs": read,
             },
-            # OLM v1: ClusterCatalogs read; ClusterExtensions written only when labelled deppy's
-            # (the controller checks the label: RBAC cannot)
+            # OLM v1: ClusterCatalogs read, and deppy's resolved catalogs written; ClusterExtensions
+            # written only when labelled deppy's (the controller checks the label: RBAC cannot)
             {
                 "apiGroups": ["olm.operatorframework.io"],
                 "resources": ["clustercatalogs"],
-                "verbs": read,
+                "verbs": owned,
             },
             {
                 "apiGroups": ["olm.operatorframework.io"],
@@ -214,6 +214,32 @@ def cluster_role() -> dict[str, Any]:
             },
         ],
     }
+
+
+def secrets_role(namespace: str) -> list[dict[str, Any]]:
+    """Registry credentials of resolved catalogs (a ProvisionerClass's ``authSecret``): read in
+    deppy's own namespace only, never cluster-wide."""
+    return [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": "deppy-controller-secrets", "namespace": namespace},
+            "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}],
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": "deppy-controller-secrets", "namespace": namespace},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "Role",
+                "name": "deppy-controller-secrets",
+            },
+            "subjects": [
+                {"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": namespace}
+            ],
+        },
+    ]
 
 
 LABELS = {"app.kubernetes.io/name": "deppy-controller"}
@@ -248,7 +274,12 @@ def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
                                 {
                                     "name": "POD_NAME",
                                     "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}},
-                                }
+                                },
+                                # registry Secrets of resolved catalogs are read here only
+                                {
+                                    "name": "POD_NAMESPACE",
+                                    "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
+                                },
                             ],
                             "ports": [{"name": METRICS_PORT_NAME, "containerPort": HEALTH_PORT}],
                             "livenessProbe": {
@@ -325,6 +356,7 @@ def all_manifests(
                 {"kind": "ServiceAccount", "name": SERVICE_ACCOUNT, "namespace": namespace}
             ],
         },
+        *secrets_role(namespace),
         *input_classes(),
         provisioner_class(),
         *olm_v1_classes(),

@@ -8,9 +8,12 @@ bundle, and the ClusterCatalogs its selector picks, with their priorities) again
 of those ClusterCatalogs. When that has no answer, the Event says why (deppy's explanation)
 and gives a way out: the version and channel to write, with the ``kubectl patch`` that writes
 them — the changed ClusterExtension resolved again with OLM v1's rules before it is shown.
-When deppy finds a bundle operator-controller did not, the Event names it. The Event is
-posted once per change of the answer, deduplicated as deppy's other Events are; deppy never
-writes a ClusterExtension's spec or status.
+When deppy finds a bundle operator-controller did not, the Event names it. When OLM v1 chose
+a bundle and refused it because it declares a dependency (its ``NoDependencyValidation``), the
+Event (``DependencyRefused``) names the property, what deppy would install to satisfy it, and
+the way out: a resolved catalog. The Event is posted once per change of the answer,
+deduplicated as deppy's other Events are; deppy never writes a ClusterExtension's spec or
+status.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from deppy.catalog.olmv1_validation import refused_property
 from deppy.controller.catalogs.cluster_catalogs import KIND, list_cluster_catalogs
 from deppy.controller.kube import ApiError, Body
 from deppy.controller.olmv1.extensions import conditions_of
@@ -29,12 +33,20 @@ from deppy.explain import explanation_as_dict
 from deppy.resolution.answer import Resolution
 from deppy.resolution.olmv1_catalogs import ClusterCatalogFacts, catalog_from_object
 from deppy.resolution.olmv1_request import extension_from_object
+from deppy.resolution.olmv1_rules import nothing_walked
 from deppy.resolution.request import ResolutionRequest
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options
 
 log = logging.getLogger("deppy.controller")
 REASON = "NoBundleExplained"
+REFUSED_REASON = "DependencyRefused"
+REFUSED_WAY_OUT = (
+    "way out: install it through deppy: an olm-v1 Input whose ProvisionerClass has "
+    "parameters.resolvedCatalog (deppy publishes the bundles that declare dependencies in a "
+    "resolved catalog and installs the whole plan), or deppy resolve -f CLUSTEREXTENSION.yaml "
+    "-o clusterextensions --resolved-catalog docker://HOST/REPO | kubectl apply -f -"
+)
 TIMEOUT = 10.0
 
 
@@ -43,6 +55,12 @@ def troubled(body: Mapping[str, Any]) -> bool:
     found = conditions_of(body).get("Progressing") or {}
     message = str(found.get("message") or "").lower()
     return found.get("reason") == "Retrying" or "no bundles found" in message
+
+
+def refused_for(body: Mapping[str, Any]) -> str | None:
+    """The dependency property OLM v1 refused the chosen bundle for, from ``Progressing``."""
+    found = conditions_of(body).get("Progressing") or {}
+    return refused_property(str(found.get("message") or ""))
 
 
 def explain_all(runtime: Runtime) -> None:
@@ -63,13 +81,18 @@ def explain(runtime: Runtime, body: Body) -> None:
     if not troubled(body):
         runtime.observe.explained(body, "", "", way_out=False)
         return
+    refused = refused_for(body)
+    reason = REASON if refused is None else REFUSED_REASON
     try:
-        message, way_out = _answer(runtime, body)
+        if refused is not None:
+            message, way_out = _refused_answer(runtime, body, refused)
+        else:
+            message, way_out = _answer(runtime, body)
     except SolveTimeout:
         message, way_out = f"deppy: no answer within {TIMEOUT:g} s", False
     except InputError as error:
         message, way_out = f"deppy cannot read it: {error}", False
-    runtime.observe.explained(body, REASON, message, way_out)
+    runtime.observe.explained(body, reason, message, way_out)
 
 
 def _facts(runtime: Runtime) -> list[ClusterCatalogFacts]:
@@ -91,6 +114,40 @@ def _with_catalog(body: Body, **fields: Any) -> dict[str, Any]:
     return {**body, "spec": {**spec, "source": source}}
 
 
+def _request_of(runtime: Runtime, body: Body) -> ResolutionRequest:
+    name = str(body["metadata"]["name"])
+    required = extension_from_object(body, f"ClusterExtension {name}", _facts(runtime))
+    return ResolutionRequest(required=(required,), cluster=runtime.cluster, rules="olmv1")
+
+
+def _refused_answer(runtime: Runtime, body: Body, refused: str) -> tuple[str, bool]:
+    """OLM v1 refused the bundle it chose for declaring ``refused``: what deppy installs to
+    satisfy the bundle's dependencies (resolved with OLM v1's rules), and the way out."""
+    request = _request_of(runtime, body)
+    package = request.required[0].package
+    terms = request.required[0].extension
+    names = [c.name for c in terms.catalogs] if terms is not None else []
+    view = runtime.cache.view(names) if names else None
+    source = view.source if view is not None else None
+    head = f"OLM v1 refuses the bundle it chose for {package}: it declares {refused}"
+    if view is None or source is None:
+        return f"{head}; deppy has no content of the ClusterCatalogs it selects", False
+    resolution = resolve_with_options(source, request, timeout=TIMEOUT, pipeline=None, trace=None)
+    if not resolution.resolved:
+        summary = resolution.explanation.summary if resolution.explanation else "no answer"
+        return f"{head}; deppy cannot resolve its dependencies either: {summary}", False
+    chosen = _picked(resolution, package)
+    needs = [
+        f"{item.package} {item.version} (catalog {item.catalog})"
+        for item in resolution.selection or ()
+        if item.package != package
+    ]
+    satisfied = (
+        f"deppy satisfies it with {', '.join(needs)}" if needs else "deppy needs nothing more"
+    )
+    return f"{head} ({chosen}); {satisfied}; {REFUSED_WAY_OUT}", True
+
+
 def _answer(runtime: Runtime, body: Body) -> tuple[str, bool]:
     name = str(body["metadata"]["name"])
     facts = _facts(runtime)
@@ -102,6 +159,11 @@ def _answer(runtime: Runtime, body: Body) -> tuple[str, bool]:
     request = request_of(body)
     terms = request.required[0].extension
     names = [c.name for c in terms.catalogs] if terms is not None else []
+    if terms is not None and not names:  # the selector walks no catalog: say which and why
+        return (
+            f"deppy: {nothing_walked(terms)}; a selector naming one, or none, is the way out",
+            False,
+        )
     view = runtime.cache.view(names) if names else None
     source = view.source if view is not None else None
     if view is None or source is None:

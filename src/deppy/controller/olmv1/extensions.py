@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from deppy.catalog.olmv1_validation import Refusal
 from deppy.controller.approval.resolveset import (
     MANAGED_LABEL,
     MANAGER,
@@ -44,7 +45,8 @@ class Wanted:
     channel: str
     catalog: str
     namespace: str  # the operator's install namespace (ClusterExtension spec.namespace)
-    service_account: str
+    service_account: str | None  # deprecated and ignored by OLM v1: written only when named
+    refusal: Refusal | None = None  # OLM v1 refuses the bundle as it is in ``catalog``
 
     @property
     def name(self) -> str:
@@ -65,11 +67,11 @@ def spec_of(wanted: Wanted) -> dict[str, Any]:
         "upgradeConstraintPolicy": POLICY,
         "selector": {"matchLabels": {CATALOG_NAME_LABEL: wanted.catalog}},
     }
-    return {
-        "namespace": wanted.namespace,
-        "serviceAccount": {"name": wanted.service_account},
-        "source": {"sourceType": "Catalog", "catalog": catalog},
-    }
+    spec: dict[str, Any] = {"namespace": wanted.namespace}
+    if wanted.service_account:
+        spec["serviceAccount"] = {"name": wanted.service_account}
+    spec["source"] = {"sourceType": "Catalog", "catalog": catalog}
+    return spec
 
 
 def ownership(namespace: str, unit: str, instance: str) -> dict[str, Any]:

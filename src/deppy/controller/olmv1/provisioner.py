@@ -6,12 +6,15 @@ Instance that is not superseded is applied: one ClusterExtension per package of 
 (``extensions``), created, or updated in place when a newer set is approved. Where the operator
 goes: ``spec.installNamespace`` / ``spec.serviceAccount`` of the Input asking for the package
 (the unit's first Input for a dependency), else the InputClass's ``parameters`` of the same
-names; the namespace defaults to the Input's own.
+names; the namespace defaults to the Input's own, and the service account (deprecated and
+ignored by OLM v1) is written only when one is named.
 
 What happened is the Instance's status: ``clusterExtensions`` (each written one, its approved
 and installed version, and OLM v1's ``Installed`` / ``Progressing`` conditions, mirrored), and
 the conditions ``Applied`` (False: ``NotOwned`` — a ClusterExtension of that name is not this
-unit's —, ``OLMv1NotInstalled``, ``InvalidSpec``, ``Refused`` by the API server), ``Installed``
+unit's —, ``OLMv1NotInstalled``, ``InvalidSpec``, ``Refused`` by the API server,
+``NeedsResolvedCatalog`` — a bundle of the set declares a dependency, which OLM v1 refuses, and
+the class names no resolved catalog to publish it in), ``Installed``
 (True once OLM v1 installed every package at the approved version), ``Progressing`` (OLM v1's,
 the most troubled first) and ``PackagesLeft`` (a package of an earlier set that is no longer
 in this one: its ClusterExtension is deleted only with ``prune: true`` in the ProvisionerClass's
@@ -23,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from deppy.catalog.olmv1_validation import refusal_of_types
+from deppy.cluster.oci.push import RegistryError
 from deppy.controller.approval import proposals
 from deppy.controller.approval.resolveset import (
     BUNDLES_KEY,
@@ -47,6 +52,13 @@ from deppy.controller.olmv1.extensions import (
     spec_of,
     up_to_date,
 )
+from deppy.controller.olmv1.resolved_catalogs import (
+    moved,
+    prune_catalogs,
+    publish_set,
+    settings_of,
+    write_catalog,
+)
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError
 
@@ -56,6 +68,23 @@ NOT_INSTALLED = (
     "OLM v1 is not installed; install it and the approved set is applied"
 )
 TROUBLED = ("Blocked", "Retrying", "Failed")
+NEEDS_RESOLVED_CATALOG = "NeedsResolvedCatalog"
+NOT_PUBLISHED = "ResolvedCatalogNotPublished"
+
+
+def _needs_resolved_catalog(wanted: Sequence[Wanted], provisioner: Body) -> str:
+    refused = [w for w in wanted if w.refusal is not None]
+    listed = "; ".join(
+        f"{w.package} {w.version} declares {', '.join(w.refusal.declared)}"
+        for w in refused
+        if w.refusal is not None
+    )
+    return (
+        f"OLM v1 refuses bundles that declare dependencies ({listed}), so nothing of this set "
+        f"is written; way out: set parameters.resolvedCatalog (ref: docker://HOST/REPO, "
+        f"tlsVerify, authSecret) on ProvisionerClass {name_in(provisioner)[1]}, and deppy "
+        "publishes them in a resolved catalog OLM v1 installs them from"
+    )
 
 
 def olm_v1_served(kube: Kube) -> bool:
@@ -116,7 +145,22 @@ def apply_instance(runtime: Runtime, instance: Body, unit: str, provisioner: Bod
     if not problems and not olm_v1_served(kube):
         problems.append(("OLMv1NotInstalled", NOT_INSTALLED))
         wanted = []
+    registry_down = False
     written: list[str] = []
+    if any(w.refusal is not None for w in wanted) and not problems:
+        try:
+            wanted = _through_resolved_catalog(
+                runtime, wanted, provisioner, unit, instance, written
+            )
+        except RegistryError as error:
+            problems.append((NOT_PUBLISHED, str(error)))
+            registry_down = error.retriable  # down, timing out, 5xx: tried again with backoff
+        except InputError as error:
+            problems.append((NOT_PUBLISHED, str(error)))
+        except _Refused as refused:
+            problems.append((NEEDS_RESOLVED_CATALOG, str(refused)))
+        if problems:
+            wanted = []  # nothing of this set: OLM v1 would install part of it, refuse the rest
     for item in wanted:
         row, problem, action = _apply_one(kube, item, namespace, unit, name)
         if problem is not None:
@@ -132,9 +176,49 @@ def apply_instance(runtime: Runtime, instance: Body, unit: str, provisioner: Bod
         else []
     )
     rows += left
+    if wanted and not problems:  # ClusterExtensions moved first, then their old catalogs go
+        for deleted in prune_catalogs(kube, namespace, unit, {w.catalog for w in wanted}):
+            written.append(f"deleted ClusterCatalog {deleted} (no ClusterExtension uses it)")
     runtime.observe.left_set(instance, ", ".join(f"{r['name']} ({r['package']})" for r in left))
     _write_status(kube, instance, rows, problems)
     runtime.observe.applied(instance, problems, written)
+    if registry_down:  # the namespace is tried again with backoff
+        raise RegistryUnavailable(f"Instance {namespace}/{name}: {problems[-1][1]}")
+
+
+class RegistryUnavailable(OSError):
+    """The registry of a resolved catalog did not take it: the Instance says why; the
+    namespace's work is retried with backoff."""
+
+
+class _Refused(Exception):
+    """A set holds bundles OLM v1 refuses and the class names no resolved catalog."""
+
+
+def _through_resolved_catalog(
+    runtime: Runtime,
+    wanted: list[Wanted],
+    provisioner: Body,
+    unit: str,
+    instance: Body,
+    written: list[str],
+) -> list[Wanted]:
+    """Publish the set's resolved catalog and write its ClusterCatalog, then point the refused
+    bundles' ClusterExtensions at it; ``_Refused`` without ``parameters.resolvedCatalog``."""
+    kube = runtime.kube
+    namespace, name = str(instance["metadata"]["namespace"]), str(instance["metadata"]["name"])
+    settings = settings_of(provisioner, name_in(provisioner)[1])
+    if settings is None:
+        raise _Refused(_needs_resolved_catalog(wanted, provisioner))
+    content = kube.get("configmaps", f"{name}-content", namespace) or {}
+    entries = read_bundles_json((content.get("data") or {}).get(BUNDLES_KEY, ""))
+    published = publish_set(runtime, settings, unit, namespace, name, entries)
+    if published is None:  # pragma: no cover - a refused bundle always publishes
+        return wanted
+    action = write_catalog(kube, published, namespace, unit)
+    if action:
+        written.append(f"{action} ClusterCatalog {published.name} ({published.image})")
+    return moved(wanted, published)
 
 
 def _apply_one(
@@ -251,14 +335,8 @@ def wanted_of(kube: Kube, instance: Body, entries: Sequence[Mapping[str, Any]]) 
         account = text(spec.get("serviceAccount"), f"{where}.serviceAccount") or text(
             params.get("serviceAccount"), f"InputClass {class_name}: parameters.serviceAccount"
         )
-        if not account:
-            raise InputError(
-                f"{where}.serviceAccount",
-                f"OLM v1 installs {package} with a service account, and none is named",
-                f"set spec.serviceAccount on the Input, or parameters.serviceAccount on "
-                f"InputClass {class_name}",
-            )
         channels = entry.get("channels") or []
+        types = [str(p.get("type")) for p in entry.get("properties") or () if isinstance(p, dict)]
         result.append(
             Wanted(
                 package,
@@ -266,7 +344,8 @@ def wanted_of(kube: Kube, instance: Body, entries: Sequence[Mapping[str, Any]]) 
                 str(channels[0]) if channels else "",
                 str(entry.get("catalog") or ""),
                 install_ns or namespace,
-                account,
+                account or None,
+                refusal_of_types(str(entry.get("name") or package), types),
             )
         )
     return sorted(result, key=lambda w: w.package)

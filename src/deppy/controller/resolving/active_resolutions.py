@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from deppy.controller.catalogs.cache import CatalogCache, CatalogView
-from deppy.controller.conditions import condition, now, set_condition
+from deppy.controller.conditions import condition, now, same_conditions, set_condition
+from deppy.controller.kube import as_stored
 from deppy.controller.resolving.requests import active_resolution_request
 from deppy.errors import InputError
 from deppy.explain import explanation_as_dict, explanation_as_text
@@ -45,7 +46,8 @@ class Outcome:
     stale: tuple[bool, str, str] = FRESH  # the CatalogStale condition
 
     def status(self, current: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The status patch for ``current`` (None when it moved to another generation)."""
+        """The status patch for ``current``; None when it moved to another generation, or when
+        its status already says this answer (its time aside)."""
         if current["metadata"].get("generation", 0) != self.generation:
             return None
         old = current.get("status") or {}
@@ -58,6 +60,17 @@ class Outcome:
             generation=self.generation,
         )
         conditions = set_condition(conditions, CATALOG_STALE, *self.stale)
+        unchanged = (
+            old.get("observedGeneration") == self.generation
+            and same_conditions(old.get("conditions") or [], conditions)
+            and all(
+                as_stored(old.get(k)) == as_stored(v)
+                for k, v in self.fields.items()
+                if k != "resolvedAt"
+            )
+        )
+        if unchanged:  # e.g. a recheck from a stale copy that another answer already updated
+            return None
         return {**self.fields, "observedGeneration": self.generation, "conditions": conditions}
 
 
@@ -103,7 +116,8 @@ def up_to_date(body: Mapping[str, Any], cache: CatalogCache) -> bool:
         return False
     stale = _staleness(view, sources, status.get("bundles") or (), reason == UNSATISFIABLE)
     found = condition(body, CATALOG_STALE) or {}
-    return (found.get("status") == "True", found.get("reason"), found.get("message")) == stale
+    # an empty message is absent once written (``kube.clean``)
+    return (found.get("status") == "True", found.get("reason"), found.get("message") or "") == stale
 
 
 def _staleness(

@@ -5,7 +5,7 @@ dependencies. Idempotent: run twice on the same state, it writes nothing the sec
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from deppy.catalog.model import Bundle
@@ -26,7 +26,7 @@ from deppy.controller.approval.resolveset import (
 )
 from deppy.controller.conditions import condition, is_true, now, same_conditions, set_condition
 from deppy.controller.install.crds import API_VERSION
-from deppy.controller.kube import ApiError, Kube
+from deppy.controller.kube import ApiError, Kube, as_stored
 from deppy.controller.resolving.requests import input_class_name
 from deppy.controller.resolving.units import (
     WAITING,
@@ -44,6 +44,10 @@ Body = Mapping[str, Any]
 Doc = dict[str, Any]
 MANAGED = f"{MANAGED_LABEL}={MANAGER}"
 GENERATED_LABEL = "deppy.io/generated-for"
+Known = dict[str, dict[str, Doc]]
+"""The namespace's resolveset objects (plural -> name -> object) as read at the start of its
+resolution and kept up to date by its own writes: an answer that is already there is found
+here, not created again (a create refused as a conflict, then a read) object by object."""
 
 
 def held_bundles(instances: Sequence[Body], config_maps: Mapping[str, Body]) -> list[Held]:
@@ -85,9 +89,12 @@ def held_bundles(instances: Sequence[Body], config_maps: Mapping[str, Body]) -> 
     return held
 
 
-def installed_on_cluster(kube: Kube, namespace: str) -> ClusterInstalled | None:
+def installed_on_cluster(
+    kube: Kube, namespace: str, seen: list[tuple[str, str, str]] | None = None
+) -> ClusterInstalled | None:
     """The operators OLM (or a person) installed in the namespace: Subscriptions with their CSVs,
-    and hand-installed CSVs with their projected properties (cluster/). None without any."""
+    and hand-installed CSVs with their projected properties (cluster/). None without any.
+    ``seen`` gets the versions of the objects read (``_versions``)."""
     found: dict[str, list[Doc]] = {}
     for plural in ("clusterserviceversions", "subscriptions"):
         try:
@@ -96,6 +103,8 @@ def installed_on_cluster(kube: Kube, namespace: str) -> ClusterInstalled | None:
             if error.status != 404:  # no OLM on this cluster: nothing installed by it
                 raise
             found[plural] = []
+        if seen is not None:
+            seen += _versions(plural, found[plural])
     if not found["clusterserviceversions"]:
         return None
     state = ClusterState(
@@ -104,6 +113,10 @@ def installed_on_cluster(kube: Kube, namespace: str) -> ClusterInstalled | None:
         subscriptions=tuple(found["subscriptions"]),
     )
     return installed_from_state(state, namespace=namespace)
+
+
+def _versions(plural: str, items: Iterable[Body]) -> list[tuple[str, str, str]]:
+    return [(plural, name_of(i), str(i["metadata"].get("resourceVersion"))) for i in items]
 
 
 def _created(body: Body) -> tuple[str, str]:
@@ -117,18 +130,31 @@ def reconcile_namespace(runtime: Runtime, namespace: str) -> None:
 
 
 def _reconcile(runtime: Runtime, namespace: str) -> None:
+    """Resolve the namespace's units and write their answers, unless it reads exactly what a
+    pass that wrote nothing read: the answers are a function of what is read (same input, same
+    output), so that pass would write nothing again. The rechecks of a quiet namespace cost its
+    reads, not its resolutions."""
     kube = runtime.kube
-    inputs = [
-        i for i in kube.list("inputs", namespace) if not i["metadata"].get("deletionTimestamp")
-    ]
+    listed = kube.list("inputs", namespace)
+    inputs = [i for i in listed if not i["metadata"].get("deletionTimestamp")]
     classes = {name_of(c): c for c in kube.list("inputclasses")}
-    on_cluster = installed_on_cluster(kube, namespace)
-    every_instance, held = _held(kube, namespace, on_cluster)
+    seen = _versions("inputs", listed) + _versions("inputclasses", classes.values())
+    on_cluster = installed_on_cluster(kube, namespace, seen)
+    known: Known = {}
+    every_instance, held = _held(kube, namespace, on_cluster, known)
+    for plural, found in sorted(known.items()):
+        seen += _versions(plural, found.values())
+    state = (tuple(seen), runtime.cache.state())
+    if runtime.settled.get(namespace) == state:
+        return
+    writes = kube.writes_here()
     units, errors = units_of(inputs, classes)
     by_name = {name_of(i): i for i in inputs}
     for name, message in errors.items():
         _write_input(kube, by_name[name], "InvalidSpec", message, {})
         runtime.observe.answered(by_name[name], "InvalidSpec", message, {})
+    footprint = _asked(inputs) if not errors else None
+    footprint = footprint if footprint is None else footprint | {h.installed.package for h in held}
     for unit in units:
         catalog = on_cluster.catalog if on_cluster is not None else None
         clock = time.perf_counter()
@@ -136,22 +162,48 @@ def _reconcile(runtime: Runtime, namespace: str) -> None:
         seconds = time.perf_counter() - clock
         if outcome.reason != WAITING:
             runtime.observe.resolved("unit", namespace, outcome.reason, seconds)
-        approved = _apply(runtime, namespace, outcome, by_name, seconds)
+        if footprint is not None:
+            footprint |= {e.bundle.package for e in outcome.entries}
+            footprint |= {h.installed.package for h in held}
+        approved = _apply(runtime, namespace, outcome, by_name, seconds, known)
         if outcome.current is not None:
-            _retire(kube, namespace, outcome.unit.key, outcome.current, every_instance)
+            _retire(kube, namespace, outcome.unit.key, outcome.current, every_instance, known)
         elif not approved:
             for instance, message in _supersede(kube, namespace, outcome, every_instance):
                 runtime.observe.superseded(instance, message)
         elif outcome.resolveset is not None and not outcome.resolveset.dry_run:
             # approved at once: the next units see it installed now, not one pass later
-            every_instance, held = _held(kube, namespace, on_cluster)
+            every_instance, held = _held(kube, namespace, on_cluster, known)
+    if footprint is None:
+        runtime.footprints.pop(namespace, None)  # woken by every catalog change
+    else:
+        runtime.footprints[namespace] = frozenset(footprint)
+    if kube.writes_here() == writes:
+        runtime.settled[namespace] = state
+    else:
+        runtime.settled.pop(namespace, None)
+
+
+def _asked(inputs: Sequence[Body]) -> set[str] | None:
+    """The packages the Inputs name; None when one names a bundle only (olm.name): which
+    package it is depends on the catalogs' content."""
+    asked: set[str] = set()
+    for body in inputs:
+        for item in (body.get("spec") or {}).get("constraints") or ():
+            value = item.get("value") if isinstance(item, Mapping) else None
+            if isinstance(value, Mapping) and value.get("package"):
+                asked.add(str(value["package"]))
+            elif isinstance(item, Mapping) and item.get("type") == "olm.name":
+                return None
+    return asked
 
 
 def _held(
-    kube: Kube, namespace: str, on_cluster: ClusterInstalled | None
+    kube: Kube, namespace: str, on_cluster: ClusterInstalled | None, known: Known
 ) -> tuple[list[Doc], list[Held]]:
     """The namespace's resolveset Instances, and what is installed: what approved Instances
-    hold (approvals of superseded proposals answered first) and what was installed by hand."""
+    hold (approvals of superseded proposals answered first) and what was installed by hand.
+    ``known`` is filled with the resolveset objects read (see ``Known``)."""
     every_instance = kube.list("instances", namespace, labels=MANAGED)
     instances = proposals.refuse_superseded_approvals(kube, every_instance)
     config_maps = {name_of(c): c for c in kube.list("configmaps", namespace, labels=MANAGED)}
@@ -159,6 +211,10 @@ def _held(
     if on_cluster is not None:
         mine = {h.installed.package for h in held}
         held += [Held("", i) for i in on_cluster.installed if i.package not in mine]
+    known.clear()
+    known["instances"] = {name_of(i): i for i in every_instance}
+    known["configmaps"] = config_maps
+    known["bundles"] = {name_of(b): b for b in kube.list("bundles", namespace, labels=MANAGED)}
     return every_instance, held
 
 
@@ -167,11 +223,13 @@ def _of_unit(instances: Sequence[Body], unit: str) -> list[Body]:
     return [i for i in instances if i["metadata"].get("labels", {}).get(UNIT_LABEL) == label]
 
 
-def _retire(kube: Kube, namespace: str, unit: str, current: str, instances: Sequence[Body]) -> None:
+def _retire(
+    kube: Kube, namespace: str, unit: str, current: str, instances: Sequence[Body], known: Known
+) -> None:
     """The approved set is the unit's answer: every other resolveset of the unit goes (older
     approved ones, and proposals a person approved this one over)."""
     if any(name_of(i) != current for i in _of_unit(instances, unit)):
-        _remove_older(kube, namespace, unit, current)
+        _remove_older(kube, namespace, unit, current, known)
 
 
 def _supersede(
@@ -196,6 +254,7 @@ def _apply(
     outcome: UnitOutcome,
     by_name: Mapping[str, Body],
     seconds: float,
+    known: Known,
 ) -> bool:
     """Write the unit's answer (``seconds``: how long resolving it took, told in the Inputs'
     log lines); True when a new resolveset was approved (the older ones of the unit are then
@@ -211,7 +270,7 @@ def _apply(
     refs: dict[str, Any] = {}
     if outcome.resolveset is not None and members:
         refs, approved = _ensure_resolveset(
-            runtime, namespace, outcome.resolveset, members, outcome
+            runtime, namespace, outcome.resolveset, members, outcome, known
         )
     elif outcome.current is not None:
         owners = [
@@ -222,10 +281,14 @@ def _apply(
             ("bundles", outcome.current),
             ("instances", outcome.current),
         ):
-            found = kube.get(plural, name, namespace)
+            found = known.get(plural, {}).get(name) or kube.get(plural, name, namespace)
             if found is not None and found["metadata"].get("ownerReferences") != owners:
-                kube.patch(plural, name, {"metadata": {"ownerReferences": owners}}, namespace)
-        instance = kube.get("instances", outcome.current, namespace)
+                found = kube.patch(
+                    plural, name, {"metadata": {"ownerReferences": owners}}, namespace
+                )
+                known.setdefault(plural, {})[name] = found
+        instance = known.get("instances", {}).get(outcome.current)
+        instance = instance or kube.get("instances", outcome.current, namespace)
         refs = {
             "apiVersion": API_VERSION,
             "kind": "Bundle",
@@ -287,7 +350,7 @@ def _write_input(
         unchanged = (
             old.get("observedGeneration") == generation
             and same_conditions(old.get("conditions") or [], conditions)
-            and all(old.get(k) == v for k, v in fields.items())
+            and all(as_stored(old.get(k)) == as_stored(v) for k, v in fields.items())
         )
         if unchanged:
             return None
@@ -298,16 +361,17 @@ def _write_input(
             "resolvedAt": now(),
         }
 
-    kube.update_status("inputs", name_of(body), body["metadata"]["namespace"], compute)
+    kube.update_status("inputs", name_of(body), body["metadata"]["namespace"], compute, read=body)
 
 
-def _ensure(kube: Kube, plural: str, body: Doc, namespace: str) -> Doc:
-    found = kube.create(plural, body, namespace)
+def _ensure(kube: Kube, plural: str, body: Doc, namespace: str, known: Known) -> Doc:
+    """The object there (``known``), or created; owned by exactly the answer's Inputs."""
+    name = body["metadata"]["name"]
+    found = known.get(plural, {}).get(name) or kube.create(plural, body, namespace)
     wanted = body["metadata"]["ownerReferences"]
     if found["metadata"].get("ownerReferences") != wanted:
-        found = kube.patch(
-            plural, body["metadata"]["name"], {"metadata": {"ownerReferences": wanted}}, namespace
-        )
+        found = kube.patch(plural, name, {"metadata": {"ownerReferences": wanted}}, namespace)
+    known.setdefault(plural, {})[name] = found
     return found
 
 
@@ -317,11 +381,12 @@ def _ensure_resolveset(
     resolveset: Resolveset,
     members: Sequence[Body],
     outcome: UnitOutcome,
+    known: Known,
 ) -> tuple[dict[str, Any], bool]:
     kube = runtime.kube
     owners = [{**m, "apiVersion": API_VERSION, "kind": "Input"} for m in members]
-    _ensure(kube, "configmaps", config_map_body(resolveset, namespace, owners), namespace)
-    _ensure(kube, "bundles", bundle_body(resolveset, namespace, owners), namespace)
+    _ensure(kube, "configmaps", config_map_body(resolveset, namespace, owners), namespace, known)
+    _ensure(kube, "bundles", bundle_body(resolveset, namespace, owners), namespace, known)
     refs: dict[str, Any] = {
         "apiVersion": API_VERSION,
         "kind": "Bundle",
@@ -330,29 +395,34 @@ def _ensure_resolveset(
     }
     approved = True
     if not resolveset.dry_run:
-        instance = _propose(kube, resolveset, namespace, owners)
-        instance = _approve(runtime, instance, outcome) or instance
+        instance = _propose(kube, resolveset, namespace, owners, known)
+        instance = _approve(runtime, instance, outcome, known) or instance
         approved = is_true(instance, "Approved")
         refs["conditions"] = [c for c in [condition(instance, "Approved")] if c]
     if approved:
-        _remove_older(kube, namespace, resolveset.unit, resolveset.name)
+        _remove_older(kube, namespace, resolveset.unit, resolveset.name, known)
     return refs, approved
 
 
-def _propose(kube: Kube, resolveset: Resolveset, namespace: str, owners: Sequence[Doc]) -> Doc:
+def _propose(
+    kube: Kube, resolveset: Resolveset, namespace: str, owners: Sequence[Doc], known: Known
+) -> Doc:
     """The unit's current proposal: its Instance created (or found, the names being the
     content's hash), and no longer superseded if an earlier answer had replaced it."""
-    instance = _ensure(kube, "instances", instance_body(resolveset, namespace, owners), namespace)
-    return proposals.revive(kube, instance)
+    body = instance_body(resolveset, namespace, owners)
+    return proposals.revive(kube, _ensure(kube, "instances", body, namespace, known))
 
 
-def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | None:
+def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome, known: Known) -> Doc | None:
     """Write the policy's verdict once; a decision already there (a person's) stands."""
     if condition(instance, "Approved") is not None:
         return None
     kube = runtime.kube
     class_name = outcome.unit.params.provisioner_class
-    provisioner = kube.get("provisionerclasses", class_name)
+    classes = known.setdefault("provisionerclasses", {})  # read once a pass
+    if class_name not in classes:
+        classes[class_name] = kube.get("provisionerclasses", class_name) or {}
+    provisioner = classes[class_name]
     policy = ((provisioner or {}).get("parameters") or {}).get("approval") or policies.ANDROID
     source = runtime.cache.view(()).source  # a stale catalog's last good content counts
 
@@ -377,20 +447,22 @@ def _approve(runtime: Runtime, instance: Doc, outcome: UnitOutcome) -> Doc | Non
         return {"conditions": conditions}
 
     written = kube.update_status(
-        "instances", name_of(instance), instance["metadata"]["namespace"], compute
+        "instances", name_of(instance), instance["metadata"]["namespace"], compute, read=instance
     )
     if written is not None and wrote == [True]:
         runtime.observe.proposed(written, outcome.entries, verdict)
     return written
 
 
-def _remove_older(kube: Kube, namespace: str, unit: str, current: str) -> None:
-    selector = f"{MANAGED},{UNIT_LABEL}={label_value(unit)}"
+def _remove_older(kube: Kube, namespace: str, unit: str, current: str, known: Known) -> None:
+    label = label_value(unit)
     for plural in ("instances", "bundles", "configmaps"):
         keep = f"{current}-content" if plural == "configmaps" else current
-        for body in kube.list(plural, namespace, labels=selector):
-            if name_of(body) != keep:
-                kube.delete(plural, name_of(body), namespace)
+        mine = known.setdefault(plural, {})
+        for name, body in sorted(mine.items()):
+            if name != keep and body["metadata"].get("labels", {}).get(UNIT_LABEL) == label:
+                kube.delete(plural, name, namespace)
+                del mine[name]
 
 
 def _generate_dependency_inputs(
@@ -398,9 +470,12 @@ def _generate_dependency_inputs(
 ) -> None:
     """``generateInputsForDependencies``: an Input per dependency brought in, so it stays when
     its dependent goes (not owned by the dependent)."""
-    existing = {name_of(i) for i in kube.list("inputs", namespace)}
+    if not any(o.dependencies for o in units_outcomes):
+        return  # nothing brought in: no Input to read or write
+    listed = kube.list("inputs", namespace)
+    existing = {name_of(i) for i in listed}
     asked = set()
-    for body in kube.list("inputs", namespace):
+    for body in listed:
         for item in (body.get("spec") or {}).get("constraints") or []:
             value = item.get("value") if isinstance(item, Mapping) else None
             if isinstance(value, Mapping) and value.get("package"):

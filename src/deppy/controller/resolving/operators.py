@@ -11,7 +11,7 @@ from typing import Any
 from deppy.controller.conditions import condition, same_conditions, set_condition
 from deppy.controller.fields import text
 from deppy.controller.install.crds import API_VERSION
-from deppy.controller.kube import Body
+from deppy.controller.kube import Body, as_stored
 from deppy.controller.resolving.namespace_sync import MANAGED, held_bundles
 from deppy.controller.resolving.requests import operator_input_constraints, where_of
 from deppy.controller.resolving.units import name_of
@@ -191,7 +191,7 @@ def _write(
             conditions = set_condition(conditions, "CatalogStale", *stale)
         if (
             same_conditions(old.get("conditions") or [], conditions)
-            and all(old.get(k) == v for k, v in fields.items())
+            and all(as_stored(old.get(k)) == as_stored(v) for k, v in fields.items())
             and old.get("observedGeneration") == generation
         ):
             return None

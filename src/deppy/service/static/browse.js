@@ -3,8 +3,12 @@ import { get } from "./api.js";
 import { bundleHref, description, h, link, pkgHref, svg, table, tag } from "./dom.js";
 
 export async function home() {
-  const listing = await get("/catalogs");
+  const [listing, packages] = await Promise.all([get("/catalogs"), get("/packages", { limit: 0 })]);
   const box = document.getElementById("search-box");
+  const rows = packages.map((p) => [
+    link(pkgHref(p.package), p.package), p.catalog, p.channels.join(", ") || "—", p.defaultChannel || "—",
+    p.provider || "—", p.latest,
+  ]);
   return [
     h("h1", {}, "Browse catalogs"),
     h("p", {}, "Search by package name, display name, keyword or API kind, with the box at the top (",
@@ -16,6 +20,10 @@ export async function home() {
         h("strong", {}, c.name), h("div", { class: "muted" }, `priority ${c.priority}`),
         h("div", {}, `${c.packages} packages, ${c.bundles} bundles`),
         h("div", {}, link(`#/check/${encodeURIComponent(c.name)}`, "Check which bundles cannot install"))))),
+    h("h2", { id: "all-packages" }, `Packages (${new Set(packages.map((p) => p.package)).size})`),
+    rows.length
+      ? table(["Package", "Catalog", "Channels", "Default channel", "Provider", "Latest"], rows)
+      : h("p", {}, "The loaded catalogs hold no package."),
   ];
 }
 

@@ -10,12 +10,23 @@ const FIELDS = {
   exclude: [["type", "Property type"], ["value", "Value"]],
 };
 const APPLICABLE = new Set(["replace-requirement", "drop-requirement", "drop-installed", "lift-exclusion", "set-cluster", "add-source"]);
+// OLM v1 ways out edit the pasted objects; the service makes the edit (it reads YAML).
+const OLMV1_CHANGES = new Set(["change-extension", "new-extension", "change-catalog"]);
+
+async function tryOlmv1Change(state, change, item) {
+  try {
+    const edited = await post("/olmv1/changed", { objects: state.clusterExtension, change });
+    go({ ...state, clusterExtension: edited.objects });
+  } catch (error) {
+    item.append(problemBox(error));
+  }
+}
 
 // The request as the form holds it; the hash keeps it, so a result can be linked and reloaded.
 function fromQuery(query) {
   const saved = query.get("r");
   if (saved) {
-    try { return JSON.parse(saved); } catch { /* a hand-edited link: start from the rest */ }
+    try { return normalised(JSON.parse(saved)); } catch { /* a hand-edited link: start from the rest */ }
   }
   const state = { required: [], installed: [], exclude: [], cluster: {}, sources: [] };
   for (const spec of query.getAll("require")) {
@@ -27,6 +38,29 @@ function fromQuery(query) {
     state.installed.push({ name, version, channel: "" });
   }
   if (!state.required.length && !state.installed.length) state.required.push({ name: "", versionRange: "", channel: "" });
+  return state;
+}
+
+// A saved request as the form needs it, whatever a link carries: lists of rows of text (a
+// link written by hand or by another tool may leave any of them out, or hold something else).
+function normalised(saved) {
+  const given = saved && typeof saved === "object" && !Array.isArray(saved) ? saved : {};
+  const rows = (kind) => (Array.isArray(given[kind]) ? given[kind] : [])
+    .filter((row) => row && typeof row === "object" && !Array.isArray(row))
+    .map((row) => Object.fromEntries(FIELDS[kind].map(([key]) => [key, typeof row[key] === "string" ? row[key] : ""])));
+  const cluster = given.cluster && typeof given.cluster === "object" && !Array.isArray(given.cluster) ? given.cluster : {};
+  const state = {
+    required: rows("required"),
+    installed: rows("installed"),
+    exclude: rows("exclude"),
+    cluster: Object.fromEntries(["openshiftVersion", "kubernetesVersion"]
+      .filter((key) => typeof cluster[key] === "string").map((key) => [key, cluster[key]])),
+    sources: (Array.isArray(given.sources) ? given.sources : []).filter((s) => typeof s === "string"),
+  };
+  if (typeof given.clusterExtension === "string") state.clusterExtension = given.clusterExtension;
+  if (!state.required.length && !state.installed.length && !state.clusterExtension) {
+    state.required.push({ name: "", versionRange: "", channel: "" });
+  }
   return state;
 }
 
@@ -149,15 +183,41 @@ function selectionView(data) {
   ];
 }
 
+// OLM v1: whether OLM v1 installs each ClusterExtension of the plan as written (it refuses a
+// bundle that declares a dependency), and the plan itself as YAML to kubectl apply.
+function olmv1View(olmv1, text) {
+  const rows = olmv1.extensions.map((e) => [
+    e.name, e.package, e.version, e.catalog, e.requiredBy || "—",
+    e.installsAsWritten ? "yes" : h("span", { class: "refused" }, `no: ${e.refusal.message}`),
+  ]);
+  const plan = h("pre", { id: "olmv1-plan", hidden: true });
+  const button = h("button", { type: "button", class: "small", id: "olmv1-plan-button", onclick: async () => {
+    try {
+      plan.textContent = await postText("/resolve/clusterextensions", text);
+    } catch (error) {
+      plan.textContent = `${error.message}`;
+    }
+    plan.hidden = false;
+  } }, "Show the ClusterExtension plan");
+  return h("section", { id: "olmv1-verdict" },
+    h("h2", {}, "What OLM v1 does with the plan"),
+    h("p", { role: "status", class: olmv1.installsAsWritten ? "ok" : "warning" },
+      olmv1.installsAsWritten ? "OLM v1 installs every ClusterExtension of this plan as written."
+        : `OLM v1 refuses part of this plan as written. Way out: ${olmv1.wayOut}`),
+    h("div", { id: "olmv1-extensions" }, table(["ClusterExtension", "Package", "Version", "Catalog", "Needed by", "OLM v1 installs it"], rows)),
+    h("div", { class: "actions" }, button), plan);
+}
+
 function explanationView(state, explanation) {
   const list = (items, render = (x) => x) => h("ul", {}, items.map((x) => h("li", {}, render(x))));
   const suggestions = explanation.suggestions.map((s) => {
     const text = typeof s === "string" ? s : s.text;
     const change = typeof s === "string" ? null : s.change;
     const item = h("li", {}, text);
-    if (change && APPLICABLE.has(change.kind)) {
+    const olmv1 = change && state.clusterExtension && OLMV1_CHANGES.has(change.kind);
+    if (change && (APPLICABLE.has(change.kind) || olmv1)) {
       item.append(h("button", { type: "button", class: "small suggestion", "data-kind": change.kind,
-        onclick: () => go(applyChange(state, change)) }, "Try this"));
+        onclick: () => (olmv1 ? tryOlmv1Change(state, change, item) : go(applyChange(state, change))) }, "Try this"));
     }
     return item;
   });
@@ -182,6 +242,7 @@ export async function resolvePage(query) {
       : await post("/resolve/graph", activeResolution(state));
     for (const warning of data.resolution.warnings) result.append(h("p", { class: "muted" }, `Warning: ${warning}`));
     if (data.resolution.resolved) result.append(...selectionView(data));
+    if (data.resolution.resolved && data.resolution.olmv1) result.append(olmv1View(data.resolution.olmv1, state.clusterExtension));
     else result.append(explanationView(state, data.resolution.explanation));
   } catch (error) {
     result.append(problemBox(error));

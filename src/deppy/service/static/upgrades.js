@@ -1,5 +1,6 @@
-// Updates of installed bundles: in their channel, and only by switching channel.
-import { get } from "./api.js";
+// Updates of installed bundles: in their channel, and only by switching channel. OLM v1 mode:
+// installed ClusterExtensions pasted as YAML, and where OLM v1 moves each under its policy.
+import { get, postText } from "./api.js";
 import { bundleHref, h, link, pkgHref, problemBox, table, tag } from "./dom.js";
 
 function channelBlock(report, found, title) {
@@ -35,7 +36,9 @@ export async function upgradesPage(query) {
       h("label", { for: "up-ocp" }, "OpenShift version", ocpBox),
       h("label", { for: "up-kube" }, "Kubernetes version", kubeBox)),
     h("div", { class: "actions" }, h("button", { type: "submit", id: "upgrades-button" }, "Show updates")));
-  const parts = [h("h1", {}, "Upgrades"), form];
+  const extensions = query.get("clusterExtensions") || "";
+  const parts = [h("h1", {}, "Upgrades"), form, extensionForm(extensions)];
+  if (extensions) parts.push(...(await extensionReports(extensions)));
   if (!specs.length) return parts;
   try {
     const reports = await get("/upgrades", { installed: specs, ocpVersion: ocp, kubeVersion: kube });
@@ -45,11 +48,52 @@ export async function upgradesPage(query) {
       if (r.channel && r.channel.updates.length) parts.push(channelBlock(r, r.channel, `In channel ${r.channel.channel}`));
       else parts.push(h("p", {}, tag("up to date", "good"), " in its channel"));
       if (r.crossChannelUpdateFound) {
-        parts.push(h("h3", {}, "Only by switching channel (CrossChannelUpdateFound)"));
+        parts.push(h("h3", {}, "Only by switching channel"));
         parts.push(h("div", { class: "cards" }, r.otherChannels.map((c) => channelBlock(r, c, `Channel ${c.channel}`))));
       }
     }
     if (!reports.length) parts.push(table(["Result"], [["nothing installed"]]));
+  } catch (error) {
+    parts.push(problemBox(error));
+  }
+  return parts;
+}
+
+// OLM v1: ClusterExtensions as `kubectl get clusterextensions -o yaml` gives them (with
+// status.install.bundle), and ClusterCatalogs if their priority or availability matter.
+function extensionForm(text) {
+  const area = h("textarea", { id: "installed-extensions", rows: 10, style: "width:100%", spellcheck: "false",
+    "aria-label": "Installed ClusterExtension YAML" }, text);
+  return h("details", { id: "olmv1-upgrades", open: Boolean(text) },
+    h("summary", {}, "Or paste installed ClusterExtensions (OLM v1)"),
+    h("form", { onsubmit: (e) => {
+      e.preventDefault();
+      location.hash = `#/upgrades?${new URLSearchParams({ clusterExtensions: area.value })}`;
+    } },
+      area,
+      h("div", { class: "actions" }, h("button", { type: "submit", id: "extension-upgrades-button" }, "Show where OLM v1 moves them"))));
+}
+
+async function extensionReports(text) {
+  const parts = [h("h2", { "data-focus": true, id: "extension-upgrades" }, "ClusterExtensions")];
+  try {
+    const reports = await postText("/upgrades", text);
+    if (!reports.length) parts.push(h("p", {}, "No ClusterExtension has an installed bundle (status.install.bundle)."));
+    for (const r of reports) {
+      const card = h("div", { class: "card extension-upgrade" },
+        h("h3", {}, `ClusterExtension ${r.extension}: `, link(pkgHref(r.package), r.package), ` ${r.installed.version}`),
+        h("div", {}, `Installed ${r.installed.name}; upgradeConstraintPolicy ${r.policy}`));
+      if (r.error) card.append(h("div", {}, tag("OLM v1 finds no bundle", "bad"), ` ${r.error}`));
+      else if (!r.next) card.append(h("div", {}, tag("up to date", "good"), " OLM v1 keeps it"));
+      else {
+        card.append(h("div", {}, "Next: ", link(bundleHref(r.next.catalog, r.package, r.next.name), r.next.version),
+          ` (${r.next.name}, catalog ${r.next.catalog})`));
+        const steps = r.path.length;
+        card.append(h("div", {}, `Path: ${[r.installed.version, ...r.path.map((b) => b.version)].join(" → ")} `,
+          `(${steps} reconciliation${steps === 1 ? "" : "s"})`));
+      }
+      parts.push(card);
+    }
   } catch (error) {
     parts.push(problemBox(error));
   }

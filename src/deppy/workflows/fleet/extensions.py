@@ -5,7 +5,10 @@ EXPORT`` answers for it alone: the cluster's ClusterCatalogs give labels, priori
 availability (``extension_request_on_cluster``), and ``extension_upgrades`` walks OLM v1's
 reconciliations — one bundle per reconciliation under ``CatalogProvided``, straight to the best
 in range under ``SelfCertified`` — to where the extension ends up, or gives OLM v1's own message
-when it finds no bundle (the install is then stranded: OLM v1 has no way forward for it).
+when it finds no bundle (the install is then stranded: OLM v1 has no way forward for it). A walk
+that reaches a bundle OLM v1 refuses (one declaring a dependency) stops there: the record says
+``refused`` with OLM v1's message and the way out, and an extension that cannot move at all is
+stranded.
 
 With a target platform version, an installed bundle the target refuses (its
 ``olm.maxOpenShiftVersion``, its ``olm.minKubeVersion``) blocks it; the fix is the first
@@ -37,6 +40,7 @@ from deppy.cluster import ClusterState
 from deppy.cluster.objects import describe, name_of, text
 from deppy.errors import DeppyError
 from deppy.resolution.olmv1_catalogs import catalog_from_object
+from deppy.resolution.olmv1_rules import nothing_walked
 from deppy.resolution.request import (
     SELF_CERTIFIED,
     ClusterFacts,
@@ -46,6 +50,7 @@ from deppy.resolution.request import (
 )
 from deppy.workflows.cluster_input import ClusterInput
 from deppy.workflows.olmv1 import extension_request_on_cluster
+from deppy.workflows.olmv1_plan import RESOLVED_CATALOG_WAY_OUT
 from deppy.workflows.olmv1_upgrades import ExtensionUpgrade, extension_upgrades
 
 __all__ = ["KIND", "ExtensionPlan", "ExtensionPlanner"]
@@ -125,6 +130,15 @@ class ExtensionPlanner:
                 )
                 continue
             upgrade = self.walk(requirement)
+            if not terms.catalogs:  # OLM v1 walks no catalog: the selector or availability
+                errors.append(
+                    _error(
+                        name,
+                        package,
+                        f"{KIND} {name}: {nothing_walked(terms)}; OLM v1 says: {upgrade.error}",
+                    )
+                )
+                continue
             if not self._has(requirement.package):
                 names = ", ".join(self.source.names()) or "none"
                 errors.append(
@@ -204,13 +218,14 @@ class ExtensionPlanner:
             "newestVersion": str(newest.version) if newest is not None else None,
             "path": [upgrade.installed, *(b.name for b in path)] if path else [],
             "otherChannels": [],
-            "stranded": upgrade.error is not None,
+            "stranded": upgrade.error is not None or (upgrade.refusal is not None and not path),
             "rbac": rbac,
             "extension": terms.name,
             "policy": terms.policy,
             "versionRange": terms.constraint.text if terms.constraint is not None else None,
             "channels": list(terms.channels),
             "resolutionError": upgrade.error,
+            **_refusal(upgrade),
         }
 
     def blockers(self, plan: ExtensionPlan, asked: ClusterFacts) -> list[dict[str, Any]]:
@@ -348,6 +363,22 @@ def _fix(
         "switchChannel": False,
         "path": [upgrade.installed, *(b.name for b in upgrade.path[: index + 1])],
         "specChange": [dict(c) for c in changes],
+    }
+
+
+def _refusal(upgrade: ExtensionUpgrade) -> dict[str, Any]:
+    """Where OLM v1 stops on a bundle it refuses (one declaring a dependency), its message and
+    the way out; nothing for an extension OLM v1 never refuses (records stay as they were)."""
+    if upgrade.refused is None or upgrade.refusal is None:
+        return {}
+    return {
+        "refused": {
+            "bundle": upgrade.refused.name,
+            "version": str(upgrade.refused.version),
+            "property": upgrade.refusal.property_type,
+            "message": upgrade.refusal.message,
+            "wayOut": RESOLVED_CATALOG_WAY_OUT,
+        }
     }
 
 

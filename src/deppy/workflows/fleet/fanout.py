@@ -7,13 +7,15 @@
 
 The clusters go out in batches (``batch_size`` references each: a few bytes); a worker plans a
 batch with its process's planner (``planner_for``: catalogs loaded once per process, caches
-kept between batches) and sends back the batch's records, serialised, with their rollup (the
-batch summed up on the worker, so the client merges rollups instead of parsing every record
-again: that parsing cost more CPU than a worker spent planning, and it all fell on one
-process). The client merges each batch's rollup into the caller's as it hands on the batch's
-records, in input order: the summary is the same as from the records one by one. Only a
-bounded number of batches is in flight, and results are taken as they complete, so the
-memory of this process depends on the batch size and the number of workers, not on the fleet.
+kept between batches) and sends back the batch's records serialised as the output has them
+(JSON lines, which the client writes as they come, never parsing or splitting them) with
+their rollup (the batch summed up on the worker, so the client merges rollups instead of
+parsing every record again: that parsing cost more CPU than a worker spent planning, and it
+all fell on one process). The client merges each batch's rollup into the caller's as it
+hands on the batch's records, in input order: the summary is the same as from the records
+one by one. Only a bounded number of batches is in flight, and results are taken as they
+complete, so the memory of this process depends on the batch size and the number of workers,
+not on the fleet.
 
 A worker lost mid-run: the scheduler gives its batches to another worker (dask's own retry of
 a task whose worker died); a batch that still fails (it took down workers again and again) comes
@@ -26,10 +28,13 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -38,20 +43,34 @@ from deppy.workflows.fleet.inputs import ClusterRef
 from deppy.workflows.fleet.plan import FleetSettings, planner_for
 from deppy.workflows.fleet.rollup import Rollup
 
-__all__ = ["plan_batch", "plan_fleet", "plan_packed"]
+__all__ = ["Lines", "plan_batch", "plan_fleet", "plan_packed"]
 
 Progress = Callable[[int, int], None]
 IN_FLIGHT_PER_WORKER = 3
 WARM_UP_CLUSTERS = 100  # the forkserver plans these first ones (``fleet.warm_up``)
 BATCHES_PER_WORKER = 8  # the default batch size leaves each worker at least this many batches
-MOST_PER_BATCH = 200  # ... and puts no more clusters than this in one
+MOST_PER_BATCH = 500  # ... and puts no more clusters than this in one
 
 
-Batch = tuple[list[bytes], Rollup]  # each cluster's record as JSON bytes, and their rollup
+class Lines(NamedTuple):
+    """Consecutive clusters' records as the output has them: each record's JSON and a newline
+    (orjson escapes newlines inside strings), serialised once, where they were planned. The
+    command writes them as they come, without parsing or splitting them again."""
+
+    data: bytes
+    clusters: int  # how many records
+
+
+class Batch(NamedTuple):
+    """What a worker sends back for a batch: its records, and their rollup (the batch summed
+    up where the records are still values)."""
+
+    lines: Lines
+    rollup: Rollup
 
 
 def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> Batch:
-    """What a worker runs: each cluster's record as JSON bytes, and the batch's rollup. A
+    """What a worker runs: each cluster's record as JSON lines, and the batch's rollup. A
     cluster that trips a bug becomes an error record saying so (the rest of the batch, and
     the run, go on)."""
     planner = planner_for(settings)
@@ -68,26 +87,24 @@ def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> Batch:
                 "please report this with the cluster's export",
             }
         rollup.add(record)
-        records.append(orjson.dumps(record))
-    return records, rollup
+        records.append(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+    return Batch(Lines(b"".join(records), len(records)), rollup)
 
 
 def plan_packed(
     settings: FleetSettings, refs: Sequence[ClusterRef], *, compress: bool = True
-) -> tuple[bytes, Rollup]:
+) -> tuple[bytes, int, Rollup]:
     """``plan_batch`` as a dask task: the records go back as one stream of JSON lines, zlib
     compressed (~9x smaller) for a cluster of other machines, where the network is what it
     saves. Not on this machine's loopback (the embedded cluster): there compressing cost the
     worker, and decompressing the command, more CPU than moving the bytes does."""
-    records, rollup = plan_batch(settings, refs)
-    lines = b"\n".join(records)
-    return (zlib.compress(lines, 1) if compress else lines), rollup
+    (data, count), rollup = plan_batch(settings, refs)
+    return (zlib.compress(data, 1) if compress else data), count, rollup
 
 
-def _unpacked(packed: tuple[bytes, Rollup], *, compressed: bool) -> Batch:
-    blob, rollup = packed
-    lines = zlib.decompress(blob) if compressed else blob
-    return lines.split(b"\n"), rollup  # orjson escapes newlines in strings
+def _unpacked(packed: tuple[bytes, int, Rollup], *, compressed: bool) -> Batch:
+    blob, count, rollup = packed
+    return Batch(Lines(zlib.decompress(blob) if compressed else blob, count), rollup)
 
 
 def _error_records(refs: Sequence[ClusterRef], why: str) -> Batch:
@@ -96,8 +113,8 @@ def _error_records(refs: Sequence[ClusterRef], why: str) -> Batch:
     for ref in refs:
         record = {"index": ref.index, "cluster": ref.name, "error": why}
         rollup.add(record)
-        records.append(orjson.dumps(record))
-    return records, rollup
+        records.append(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+    return Batch(Lines(b"".join(records), len(records)), rollup)
 
 
 def plan_fleet(
@@ -109,8 +126,8 @@ def plan_fleet(
     batch_size: int | None = None,
     progress: Progress | None = None,
     rollup: Rollup | None = None,
-) -> Iterator[list[bytes]]:
-    """Each cluster's record (JSON bytes), in input order, a batch at a time as they become
+) -> Iterator[Lines]:
+    """Each cluster's record (a JSON line), in input order, a batch at a time as they become
     ready (one cluster at a time in this process: a writer makes one write per batch, not
     per cluster), summed up into ``rollup`` (when given) as they are handed on; see the
     module docstring. ``batch_size`` None: ``default_batch_size`` for the workers there are."""
@@ -127,20 +144,23 @@ def default_batch_size(clusters: int, workers: int) -> int:
     """Clusters per batch: as many as leave each worker ``BATCHES_PER_WORKER`` batches (so
     the last batches, which some workers finish while others wait, are short), at most
     ``MOST_PER_BATCH``. Each batch costs dask's machinery a few ms of CPU in the command
-    (scheduler, client, taking the result) and on the worker, whatever its size: at 50 a
-    batch that was a sixth of the command's CPU, on the cores the workers plan on."""
+    (scheduler, client, taking the result) and on the worker, whatever its size: ~8-10 ms
+    in the command on a busy 2-core machine, for 60 clusters or for 375 alike; with the
+    records passed on unparsed and the host monitors quiet that was most of the command's
+    CPU per cluster at 200 a batch. No more than 500: a batch's records (~5 MB, held twice
+    while they are joined) add to the worker's memory, ~15 MB more at 625 than at 200."""
     return max(1, min(MOST_PER_BATCH, clusters // (max(workers, 1) * BATCHES_PER_WORKER)))
 
 
 def _in_process(
     refs: Sequence[ClusterRef], settings: FleetSettings, progress: Progress | None, rollup: Rollup
-) -> Iterator[list[bytes]]:
+) -> Iterator[Lines]:
     for n, ref in enumerate(refs):
-        records, one = plan_batch(settings, [ref])
+        lines, one = plan_batch(settings, [ref])
         rollup.merge(one)
         if progress is not None:
             progress(n + 1, len(refs))
-        yield records
+        yield lines
 
 
 # What a worker process of the embedded cluster imports before its first batch: imported once,
@@ -167,7 +187,14 @@ def _embedded_config() -> Any:
       forked from it too. It is started first (``_start_forkserver``);
     * no statistical profiling on the workers (a stack sample every 10 ms, and a periodic
       rollup of them, on the event loop a worker also sends its results with): only a
-      dashboard shows it, and the embedded cluster has none.
+      dashboard shows it, and the embedded cluster has none;
+    * dask's host monitoring slowed down (``QUIET_MONITORS``): the scheduler, each nanny and
+      each worker sampled the process's CPU, memory, the host's network and disk counters
+      (``SystemMonitor``) every 500 ms, and each nanny and worker its memory every 100 ms,
+      for a dashboard and for memory limits. That was the largest part of this process's
+      CPU while the workers plan (it holds the scheduler and the nannies), and it grows with
+      the wall time and the workers, not with the clusters. The memory limit still holds,
+      checked once a second.
     """
     import dask
 
@@ -175,8 +202,17 @@ def _embedded_config() -> Any:
         {
             "distributed.worker.multiprocessing-method": "forkserver",
             "distributed.worker.profile.enabled": False,
+            **QUIET_MONITORS,
         }
     )
+
+
+QUIET_MONITORS = {
+    "distributed.admin.system-monitor.interval": "10s",
+    "distributed.admin.system-monitor.disk": False,
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.tick.interval": "1s",  # the event loop's health check (every 20 ms)
+}
 
 
 def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> None:
@@ -194,9 +230,31 @@ def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> No
     os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths)
     try:  # the forkserver (and multiprocessing's resource tracker) inherit it as they start
         forkserver.set_forkserver_preload([*PRELOAD, "deppy.workflows.fleet.warm_up"])
-        forkserver.ensure_running()
+        with _sigint_ignored():
+            forkserver.ensure_running()
     finally:
         del os.environ[WARM_UP_VARIABLE]
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the forkserver starts, so it starts ignoring it (a disposition
+    a new process inherits, and Python keeps), and so does every worker forked from it.
+
+    A terminal sends Ctrl-C's SIGINT to every process of the foreground group: the command and
+    the processes it started. The workers died of it with tracebacks of dask's event loop (two to
+    four, above the command's own message), and the forkserver with one of whatever it was
+    importing. Only the command is to take it: it closes the cluster, which stops the workers,
+    and says in one line that the run was interrupted. (Off the main thread nothing is changed:
+    only the main thread may set a handler.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class _client:
@@ -266,7 +324,7 @@ def _on_dask(
     rollup: Rollup,
     *,
     remote: bool,
-) -> Iterator[list[bytes]]:
+) -> Iterator[Lines]:
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
@@ -308,10 +366,10 @@ def _on_dask(
         if n >= next_batch and n not in ready:  # each batch, so each cluster, once
             ready[n] = result
         while next_batch in ready:
-            records, summed = ready.pop(next_batch)
+            lines, summed = ready.pop(next_batch)
             rollup.merge(summed)
-            yield records
-            done += len(records)
+            yield lines
+            done += lines.clusters
             next_batch += 1
         if progress is not None:
             progress(done, total)

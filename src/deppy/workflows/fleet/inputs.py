@@ -9,18 +9,23 @@ Each argument is one of:
   default kubeconfig), read as ``deppy upgrades --context NAME`` reads it.
 
 The references are small values (an index and a name), so a batch of them travels to a worker
-cheaply; the worker reads the cluster itself.
+cheaply; the worker reads the cluster itself. What a directory holds is not trusted: an entry
+that cannot be an export (a name that is not UTF-8, a symlink loop, a FIFO, a link to a device)
+becomes a reference with its ``problem``, planned as that cluster's error record, so one such
+entry never stops the run nor blocks it (a FIFO is never opened).
 """
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Iterable, Iterator
+import stat
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from deppy.cluster import ClusterState, read_cluster_files
-from deppy.errors import InputError
+from deppy.errors import InputError, printable_path, special_file
 
 __all__ = ["CONTEXT_PREFIX", "ClusterRef", "cluster_refs", "read_ref"]
 
@@ -31,20 +36,45 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 @dataclass(frozen=True, slots=True)
 class ClusterRef:
     """One cluster of the fleet: ``index`` is its place in the input (records come out in
-    that order), ``name`` what the report calls it, ``path`` or ``context`` where it is."""
+    that order), ``name`` what the report calls it (printable), ``path`` or ``context`` where
+    it is; ``problem`` why it cannot be read, found while listing (it has no path then)."""
 
     index: int
     name: str
     path: str | None = None
     context: str | None = None
+    problem: str | None = None
 
 
-def _files(root: str, resolved: str, under: str = "") -> Iterator[tuple[str, str]]:
+_NOT_UTF8 = "the file name is not UTF-8; rename the file (a cluster is named by its file)"
+_LOOP = "too many levels of symbolic links; give a path that resolves"
+
+
+def _problem(path: str, entry: os.DirEntry[str] | None = None) -> str | None:
+    """Why the export at ``path`` cannot be read, seen without opening it; None when it can
+    be tried (a regular file, or a link to nothing: that one's read says "no such file")."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return _NOT_UTF8
+    if entry is not None and entry.is_file(follow_symlinks=False):
+        return None  # the common case, known from the listing without a system call
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        return _LOOP if error.errno == errno.ELOOP else None
+    if stat.S_ISDIR(mode):
+        return None
+    kind = special_file(mode)
+    return f"is {kind}, not a file; give a 'deppy cluster export' file" if kind else None
+
+
+def _files(root: str, resolved: str, under: str = "") -> Iterator[tuple[str, str, str | None]]:
     """Each export under ``root`` (resolved: ``resolved``) as (its path relative to the root,
-    its resolved path): the files of a directory in name order, then its subdirectories',
-    as ``os.walk`` gives them (symlinked directories are not entered). Only a symlinked file
-    is resolved on its own: resolving each of 10,000 paths cost a client that must list them
-    before any worker starts ~1 s."""
+    its resolved path, why it cannot be read or None): the files of a directory in name
+    order, then its subdirectories', as ``os.walk`` gives them (symlinked directories are not
+    entered). Only a symlinked file is resolved on its own: resolving each of 10,000 paths
+    cost a client that must list them before any worker starts ~1 s."""
     try:
         with os.scandir(os.path.join(root, under)) as listing:
             entries = sorted(listing, key=lambda e: e.name)
@@ -55,17 +85,27 @@ def _files(root: str, resolved: str, under: str = "") -> Iterator[tuple[str, str
         if entry.name.startswith("."):
             continue
         relative = os.path.join(under, entry.name)
-        if entry.is_dir():
+        if _is_dir(entry):
             if not entry.is_symlink():
                 subdirs.append(relative)
         elif entry.name.lower().endswith(_SUFFIXES):
             path = os.path.join(resolved, relative)
-            yield relative, os.path.realpath(path) if entry.is_symlink() else path
+            problem = _problem(path, entry)
+            if problem is None and entry.is_symlink():
+                path = os.path.realpath(path)
+            yield relative, path, problem
     for subdir in subdirs:
         yield from _files(root, resolved, subdir)
 
 
-def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a symlink loop: listed as a file, whose problem says so
+        return False
+
+
+def cluster_refs(arguments: Sequence[str]) -> list[ClusterRef]:
     """The clusters the arguments name, in order; a path that does not exist is an error of
     the command (nothing was planned yet), a file that cannot be read is a per-cluster error
     later."""
@@ -78,13 +118,16 @@ def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
             refs.append(ClusterRef(len(refs), argument, context=context))
             continue
         root = Path(argument)
-        if root.is_file():
-            refs.append(ClusterRef(len(refs), argument, path=str(root.resolve())))
-        elif root.is_dir():
-            shown = str(root)  # as the argument says it, normalised ("exports/" -> "exports")
-            for relative, path in _files(argument, str(root.resolve())):
-                name = relative if shown == "." else os.path.join(shown, relative)
-                refs.append(ClusterRef(len(refs), name, path=path))
+        # a cluster is named by its path under the argument (an export's own name, never the
+        # full path the argument may spell out); under the argument's own name when several
+        # arguments could hold the same names
+        prefix = root.resolve().name if len(arguments) > 1 else ""
+        if root.is_dir():
+            for relative, path, problem in _files(argument, str(root.resolve())):
+                refs.append(_ref(len(refs), os.path.join(prefix, relative), path, problem))
+        elif root.is_file() or os.path.lexists(argument):
+            path = str(root.resolve())
+            refs.append(_ref(len(refs), root.name, path, _problem(path)))
         else:
             raise InputError(
                 argument,
@@ -94,9 +137,19 @@ def cluster_refs(arguments: Iterable[str]) -> list[ClusterRef]:
     return refs
 
 
+def _ref(index: int, name: str, path: str, problem: str | None) -> ClusterRef:
+    """The reference, named so that any report can print the name (a control character in a
+    file name reached the terminal)."""
+    if problem is not None:
+        return ClusterRef(index, printable_path(name), problem=problem)
+    return ClusterRef(index, printable_path(name), path=path)
+
+
 def read_ref(ref: ClusterRef, kubeconfig: str | None) -> ClusterState:
     """The cluster's state; raises a DeppyError naming the file or context when it cannot be
     read (the planner makes that the cluster's error record)."""
+    if ref.problem is not None:
+        raise InputError(ref.name, ref.problem)
     if ref.path is not None:
         return read_cluster_files(ref.path)
     from deppy.cluster.live import read_live

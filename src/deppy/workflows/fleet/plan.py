@@ -203,6 +203,7 @@ class Planner:
             later = self._reports(self.new, items, target, warnings)
             blockers = self._blockers(self.new, later, self.target)
             blockers += self.extensions.blockers(extended, self.target)
+            blockers = [_at_target(b) for b in blockers]
         record: dict[str, Any] = {
             "index": ref.index,
             "cluster": ref.name,
@@ -372,6 +373,14 @@ class Planner:
             "newlyBlocked": [p for p in blocked_now if p not in blocked_before],
             "noLongerBlocked": sorted(blocked_before - set(blocked_now)),
         }
+
+
+def _at_target(blocker: Mapping[str, Any]) -> dict[str, Any]:
+    """A blocker's reasons as the target's: the refusals are worked out at the target version,
+    whose words ("the cluster runs 4.20") said the cluster already runs what it is asked to
+    move to."""
+    reasons = [r.replace("the cluster runs", "the target is") for r in blocker["reasons"]]
+    return {**blocker, "reasons": reasons}
 
 
 def _identity(operator: Mapping[str, Any]) -> tuple[str, str]:

@@ -8,14 +8,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deppy.explain.bar_chart import bar_chart_svg
+from deppy.explain.bar_chart import OTHER_COLOUR, PALETTE, bar_chart_svg
 from deppy.explain.html_page import html_page
 
 __all__ = ["summary_html", "summary_text"]
 
+OTHER_LABEL = "other versions"
+
 SHOWN = 5  # rows per list in the text summary
 CHARTED = 20  # rows per chart
 WIDTH = 100
+
+
+def _n(count: int, word: str) -> str:
+    """``1 cluster``, ``2 clusters``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _cut(text: str, width: int = WIDTH) -> str:
@@ -44,15 +51,22 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
     target = _target_words(summary["target"])
     errors = summary["errors"]
     lines = [
-        f"Fleet: {summary['clusters']} clusters, {summary['planned']} planned, "
+        f"Fleet: {_n(summary['clusters'], 'cluster')}, {summary['planned']} planned, "
         f"{len(errors)} with errors" + (f"; target {target}" if target else ""),
         f"  need no change: {summary['needNoChange']['count']}; "
         f"waves (clusters with the same plan): {len(summary['waves'])}",
     ]
     for wave in summary["waves"][:SHOWN]:
         actions = "; ".join(wave["actions"])
-        lines.append(_cut(f"  wave {wave['wave']}: {wave['clusters']} clusters: {actions}"))
+        lines.append(_cut(f"  wave {wave['wave']}: {_n(wave['clusters'], 'cluster')}: {actions}"))
     lines.append(f"Installed: {_kinds(summary['kinds'])}")
+    campaigns = summary.get("campaigns", [])
+    if campaigns:
+        lines.append(f"Campaigns ({len(campaigns)} updates by package, largest first; each "
+                     "rolled out canary first):")  # fmt: skip
+        lines += [_cut(f"  {_campaign_line(c)}") for c in campaigns[:SHOWN]]
+        if len(campaigns) > SHOWN:
+            lines.append(f"  and {len(campaigns) - SHOWN} more (-o json or -o html lists each)")
     if summary["updates"]:
         lines.append(_cut(f"Updates available: {_listed(summary['updates'])}"))
     if target:
@@ -78,12 +92,7 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
     if since is not None and "since" in summary:
         changed = summary["since"]
         lines.append(f"Since {since}:")
-        for kind, words in (
-            ("updatesChanged", "updates changed"),
-            ("newlyStranded", "newly stranded"),
-            ("newlyBlocked", "newly blocked"),
-            ("noLongerBlocked", "no longer blocked"),
-        ):
+        for kind, words in _SINCE:
             found = changed.get(kind, [])
             if found:
                 lines.append(_cut(f"  {words}: {_listed(found, 'name')}"))
@@ -96,6 +105,25 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
         lines.append(f"Errors ({len(errors)} clusters; -o json lists each):")
         lines += [_cut(f"  {_error_line(e)}") for e in errors[:3]]
     return "\n".join(lines)
+
+
+def _campaign_line(campaign: Mapping[str, Any]) -> str:
+    """``etcd 0.9.2 -> 0.9.4: 12 clusters (3 block the target); canary c1, then 2, then 9``."""
+    stops = campaign["blockers"]
+    said = [
+        f"{stops['blockingTarget']} block the target" if stops["blockingTarget"] else "",
+        f"{stops['moreRbac']} ask for more RBAC" if stops["moreRbac"] else "",
+    ]
+    said = [s for s in said if s]
+    why = f" ({'; '.join(said)})" if said else ""
+    canary, *later = campaign["batches"]
+    order = ", then ".join(
+        [f"canary {', '.join(canary['members']) or canary['clusters']}"]
+        + [str(b["clusters"]) for b in later]
+    )
+    kind = "" if campaign["kind"] == "Subscription" else f" [{campaign['kind']}]"
+    return (f"{campaign['package']}{kind} {campaign['from']} -> {campaign['to']}: "
+            f"{_n(campaign['clusters'], 'cluster')}{why}; {order}")  # fmt: skip
 
 
 def _kinds(kinds: Mapping[str, int]) -> str:
@@ -111,18 +139,48 @@ def _error_line(error: Mapping[str, Any]) -> str:
     return message if message.startswith(cluster) else f"{cluster}: {message}"
 
 
+WAVE_ROWS = 100  # waves in the HTML table; the rest are counted and sent to -o json
+CUT = "-o json lists every one"
+
+
+def _cut_row(columns: int, shown: int, total: int, what: str) -> list[list[str]]:
+    """The row that says a table was cut: how many were left out, and where they are."""
+    if total <= shown:
+        return []
+    return [[f"… {total - shown} more {what} not shown here ({CUT})"] + [""] * (columns - 1)]
+
+
+def _versions_chart(versions: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Versions in use per package, most installed packages first: each package's most
+    installed versions in distinct colours (the legend says which rank each colour is), the
+    rest summed as "other versions" in grey."""
+    ranked = sorted(versions.items(), key=lambda kv: (-sum(v["clusters"] for v in kv[1]), kv[0]))
+    shown = len(PALETTE)
+    rows = []
+    for package, counts in ranked[:CHARTED]:
+        segments = [(v["name"], v["clusters"]) for v in counts[:shown]]
+        rest = sum(v["clusters"] for v in counts[shown:])
+        rows.append((package, segments + ([(OTHER_LABEL, rest)] if rest else [])))
+    ordinals = ["most installed version", "2nd", "3rd"] + [f"{n}th" for n in range(4, shown + 1)]
+    legend = [*zip(PALETTE, ordinals, strict=False), (OTHER_COLOUR, OTHER_LABEL)]
+    return bar_chart_svg(
+        "Versions in use per package (most installed packages)", rows, legend=legend
+    )
+
+
 def summary_html(
     summary: Mapping[str, Any], facts: Sequence[tuple[str, str]], *, title: str = "Fleet plan"
 ) -> str:
-    """The page: facts, the three charts, then the tables behind them."""
+    """The page: facts, the three charts, then the tables behind them; everything text and
+    JSON carry, and where a table is cut, a row saying so."""
     target = _target_words(summary["target"])
-    waves = summary["waves"][:CHARTED]
+    waves = summary["waves"]
     figures = [
         bar_chart_svg(
             "Clusters per wave (identical plans)",
             [
                 (f"wave {w['wave']}: {'; '.join(w['actions'])}", [("", w["clusters"])])
-                for w in waves
+                for w in waves[:CHARTED]
             ],
         ),
         bar_chart_svg(
@@ -136,34 +194,44 @@ def summary_html(
                 for b in summary["blockers"][:CHARTED]
             ],
         ),
-        bar_chart_svg(
-            "Versions in use per package (most installed packages)",
-            [
-                (package, [(v["name"], v["clusters"]) for v in versions])
-                for package, versions in sorted(
-                    summary["versions"].items(),
-                    key=lambda kv: (-sum(v["clusters"] for v in kv[1]), kv[0]),
-                )[:CHARTED]
-            ],
-        ),
+        _versions_chart(summary["versions"]),
     ]
     counts = [
         ("clusters", str(summary["clusters"])),
         ("planned", str(summary["planned"])),
         ("with errors", str(len(summary["errors"]))),
         ("need no change", str(summary["needNoChange"]["count"])),
-        ("waves", str(len(summary["waves"]))),
+        ("waves", str(len(waves))),
+        ("campaigns", str(len(summary.get("campaigns", [])))),
         ("installs", _kinds(summary["kinds"])),
     ]
+    failed = summary["operatorErrors"]
     tables = [
         (
+            "Campaigns (updates by package; batches canary first)",
+            ["package", "kind", "from", "to", "clusters", "blocking the target",
+             "asking for more RBAC", "batches (clusters: some members)"],
+            [
+                [c["package"], c["kind"], c["from"], c["to"], str(c["clusters"]),
+                 str(c["blockers"]["blockingTarget"]), str(c["blockers"]["moreRbac"]),
+                 "; ".join(f"{b['batch']} {b['clusters']}: {', '.join(b['members'][:5])}"
+                           for b in c["batches"])]
+                for c in summary.get("campaigns", [])
+            ],
+        ),
+        (
             "Waves",
-            ["wave", "clusters", "actions", "some members"],
+            ["wave", "clusters", "actions", "some members (-o json: up to 1,000)"],
             [
                 [str(w["wave"]), str(w["clusters"]), "; ".join(w["actions"]),
                  ", ".join(w["members"][:5])]
-                for w in summary["waves"][:100]
-            ],
+                for w in waves[:WAVE_ROWS]
+            ] + _cut_row(4, WAVE_ROWS, len(waves), "waves"),
+        ),
+        (
+            "Updates available",
+            ["package", "clusters"],
+            [[u["package"], str(u["clusters"])] for u in summary["updates"]],
         ),
         (
             "Blockers",
@@ -176,7 +244,7 @@ def summary_html(
             ],
         ),
         (
-            "Stranded installs",
+            "Stranded installs (no way forward)",
             ["package", "clusters"],
             [[s["package"], str(s["clusters"])] for s in summary["stranded"]],
         ),
@@ -185,11 +253,13 @@ def summary_html(
             ["package", "clusters"],
             [[s["package"], str(s["clusters"])] for s in summary["moreRbac"]],
         ),
+        *_since_tables(summary.get("since")),
         (
             "Operator errors",
             ["cluster", "kind", "name", "package", "error"],
             [[e["cluster"], e["kind"], e["extension"], e["package"] or "", e["error"]]
-             for e in summary["operatorErrors"]["first"]],
+             for e in failed["first"]]
+            + _cut_row(5, len(failed["first"]), failed["count"], "operator errors"),
         ),
         (
             "Errors",
@@ -203,3 +273,24 @@ def summary_html(
         figures=figures,
         tables=[t for t in tables if t[2]],
     )
+
+
+_SINCE = (
+    ("updatesChanged", "updates changed"),
+    ("newlyStranded", "newly stranded"),
+    ("newlyBlocked", "newly blocked"),
+    ("noLongerBlocked", "no longer blocked"),
+)
+
+
+def _since_tables(
+    since: Mapping[str, Sequence[Mapping[str, Any]]] | None,
+) -> list[tuple[str, list[str], list[list[str]]]]:
+    """What changed since the older catalog release (``--since``), one table per kind."""
+    if not since:
+        return []
+    return [
+        (f"Since --since: {words}", ["package", "clusters"],
+         [[i["name"], str(i["clusters"])] for i in since.get(kind, [])])
+        for kind, words in _SINCE
+    ]  # fmt: skip

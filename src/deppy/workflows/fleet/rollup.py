@@ -9,6 +9,8 @@
 * kinds: how many installs are OLM v0 Subscriptions and how many OLM v1 ClusterExtensions;
 * operator errors: installs that could not be planned (a ClusterExtension with no installed
   bundle, a selector matching no ClusterCatalog, a package in no catalog), the first of them;
+* campaigns: the updates grouped by package and versions, with their rollout batches
+  (``fleet.campaigns``);
 * the clusters that need no change, those with errors, and what changes since the older
   catalog release when there is one.
 
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from deppy.workflows.fleet.campaigns import Campaigns
 
 __all__ = ["Rollup", "plan_key"]
 
@@ -95,6 +99,7 @@ class Rollup:
         self.kinds: Counts = {}
         self.operator_errors = 0
         self.first_operator_errors: list[dict[str, Any]] = []
+        self.campaigns = Campaigns()
 
     def add(self, record: Mapping[str, Any]) -> None:
         self.total += 1
@@ -114,6 +119,7 @@ class Rollup:
                 _count(self.more_rbac, package)
             elif "unknown" in operator["rbac"]:
                 self.rbac_unknown += 1
+        self.campaigns.add(record)
         for package in record["stranded"]:
             _count(self.stranded, package)
         for error in record["operatorErrors"]:
@@ -163,6 +169,7 @@ class Rollup:
             for name, counts in more.items():
                 _add_counts(own.setdefault(name, {}), counts)
         self.rbac_unknown += later.rbac_unknown
+        self.campaigns.merge(later.campaigns)
         if self.target is None:
             self.target = later.target
 
@@ -188,6 +195,7 @@ class Rollup:
                 for package, count in _ranked(self.blocked)
             ],
             "updates": [{"package": p, "clusters": n} for p, n in _ranked(self.updates)],
+            "campaigns": self.campaigns.summary(),
             "stranded": [{"package": p, "clusters": n} for p, n in _ranked(self.stranded)],
             "moreRbac": [{"package": p, "clusters": n} for p, n in _ranked(self.more_rbac)],
             "rbacUnknown": self.rbac_unknown,

@@ -15,6 +15,7 @@ every cluster (the warm ones in a fraction of the time)."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import warnings
 from typing import Any
@@ -65,6 +66,12 @@ def _warm_up() -> None:
             planner.plan(ClusterRef(n, path, path=path))
     except Exception:  # a warm-up, never a failure: the workers load their planner themselves
         forget_planners()
+        return
+    # What the workers inherit stays out of the cyclic collector's walks: a walk writes into
+    # every container object it visits, so each worker's first full collection copied most of
+    # the pages it shared with this process (the warm planner, dask, deppy) into its own
+    # memory. Frozen, they stay shared until a worker writes to them itself.
+    gc.freeze()
 
 
 _warm_up()

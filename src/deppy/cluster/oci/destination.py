@@ -1,0 +1,129 @@
+"""Where a catalog image goes, written in skopeo's and podman's transport syntax.
+
+``docker://HOST[:PORT]/REPO[:TAG]`` is a repository in a registry; ``oci:DIR[:TAG]`` an OCI
+image layout on disk (as skopeo splits it: the directory ends at the first colon). A name
+without a registry host (``docker://busybox``) is on Docker Hub, as for skopeo. A digest cannot
+be a destination: the image's content decides it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from deppy.errors import InputError, excerpt
+
+# The distribution reference grammar (docker/distribution reference/regexp.go), in parts.
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+REPOSITORY = re.compile(rf"{_COMPONENT}(?:/{_COMPONENT})*")
+TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
+HOST = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?"
+)
+DOCKER_HUB = "docker.io"
+FORMS = "docker://HOST[:PORT]/REPO[:TAG] or oci:DIR[:TAG]"
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryDestination:
+    """A repository in a registry (``registry`` as written: HOST[:PORT])."""
+
+    registry: str
+    repository: str
+    tag: str | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def tagged(self, tag: str) -> RegistryDestination:
+        """The same repository with ``tag`` (a controller tags each push from its set)."""
+        return replace(self, tag=_tag(self.text, tag, "tag"))
+
+    @property
+    def endpoint(self) -> str:
+        """The host that serves the registry API (Docker Hub's is not its name)."""
+        return "registry-1.docker.io" if self.registry == DOCKER_HUB else self.registry
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutDestination:
+    """An OCI image layout directory, and the name (``org.opencontainers.image.ref.name``) the
+    image gets in its index."""
+
+    directory: str
+    tag: str | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    def tagged(self, tag: str) -> LayoutDestination:
+        """The same layout, the image named ``tag``."""
+        return replace(self, tag=_tag(self.text, tag, "tag"))
+
+
+Destination = RegistryDestination | LayoutDestination
+
+
+def _is_host(component: str) -> bool:
+    """What the distribution reference takes for a registry host rather than a path."""
+    return "." in component or ":" in component or component == "localhost"
+
+
+def _tag(text: str, tag: str, where: str) -> str:
+    if not TAG.fullmatch(tag):
+        raise InputError(
+            f"{where} {excerpt(text)}",
+            f"tag {excerpt(tag)} is not a valid tag",
+            "a tag is up to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-'",
+        )
+    return tag
+
+
+def _registry(text: str, rest: str, where: str) -> RegistryDestination:
+    place = f"{where} {excerpt(text)}"
+    if "@" in rest:
+        raise InputError(place, "a digest cannot be pushed to", "give a tag, or none")
+    host, _, path = rest.partition("/")
+    if not path:
+        if not host or _is_host(host):
+            raise InputError(place, "no repository", f"write {FORMS}")
+        host, path = DOCKER_HUB, rest
+    elif not _is_host(host):
+        host, path = DOCKER_HUB, rest
+    if not HOST.fullmatch(host):
+        raise InputError(place, f"{excerpt(host)} is not a registry host", f"write {FORMS}")
+    name, colon, tag = path.rpartition(":") if ":" in path else (path, "", "")
+    if not REPOSITORY.fullmatch(name):
+        raise InputError(
+            place,
+            f"repository {excerpt(name)} is not a valid name",
+            "a repository is lowercase letters and digits, separated by '/', '.', '_' or '-'",
+        )
+    if host == DOCKER_HUB and "/" not in name:
+        name = f"library/{name}"
+    return RegistryDestination(host, name, _tag(text, tag, where) if colon else None, text)
+
+
+def parse_destination(text: str, *, where: str = "--resolved-catalog") -> Destination:
+    """``text`` as a destination; an InputError naming ``where`` and the text for an unknown
+    transport, a DEST with no repository or directory, or a bad name or tag."""
+    if text.startswith("docker://"):
+        return _registry(text, text.removeprefix("docker://"), where)
+    if text.startswith("oci:"):
+        directory, colon, tag = text.removeprefix("oci:").partition(":")
+        if not directory:
+            raise InputError(f"{where} {excerpt(text)}", "no directory", f"write {FORMS}")
+        return LayoutDestination(directory, _tag(text, tag, where) if colon else None, text)
+    transport = text.partition(":")[0] if ":" in text else ""
+    what = f"unknown transport {excerpt(transport)}" if transport else "no transport"
+    raise InputError(f"{where} {excerpt(text)}", what, f"write {FORMS}")
+
+
+__all__ = [
+    "Destination",
+    "LayoutDestination",
+    "RegistryDestination",
+    "parse_destination",
+]

@@ -1,0 +1,81 @@
+"""Publishing a plan's resolved catalog, for the CLI (``--resolved-catalog DEST``) and the
+olm-v1 provisioner: build the catalog image of the bundles OLM v1 would refuse, push it (or
+write an OCI layout), and describe it as the ClusterCatalog the plan's ClusterExtensions select.
+
+The ClusterCatalog is pinned by digest and has the lowest priority there is, so only the plan's
+own ClusterExtensions (which select it by name) ever use it; a ClusterExtension someone else
+writes keeps getting the original catalogs, which outrank it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from deppy.catalog.catalog_set import BundleSource
+from deppy.cluster.oci.auth import RegistryAuth, auth_from_files
+from deppy.cluster.oci.destination import Destination, LayoutDestination, parse_destination
+from deppy.cluster.oci.publish import publish
+from deppy.resolution.answer import Resolution
+from deppy.workflows.olmv1_plan import PublishedCatalog, Publisher
+from deppy.workflows.resolved_catalog import cluster_catalog_object, resolved_catalog
+
+PREFIX = "deppy-"
+_NOT_DNS = re.compile(r"[^a-z0-9-]+")
+
+
+def catalog_name(base: str) -> str:
+    """``deppy-<base>`` as a DNS label (a ClusterCatalog's name is one)."""
+    clean = _NOT_DNS.sub("-", base.lower()).strip("-") or "resolved"
+    return (PREFIX + clean)[:63].rstrip("-")
+
+
+def publish_resolved(
+    resolution: Resolution,
+    catalogs: BundleSource,
+    destination: Destination,
+    *,
+    name: str,
+    tls_verify: bool = True,
+    auth: RegistryAuth | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> PublishedCatalog | None:
+    """Publish the resolved catalog of ``resolution`` and return its ClusterCatalog ``name``;
+    None when no bundle of the plan declares a dependency (nothing is built)."""
+    found = resolved_catalog(resolution, catalogs)
+    if found is None:
+        return None
+    published = publish(found.image(), destination, tls_verify=tls_verify, auth=auth)
+    document = cluster_catalog_object(name, published.reference, labels=labels)
+    note = None
+    if isinstance(destination, LayoutDestination):
+        note = (
+            f"{destination} is an OCI layout, which catalogd cannot pull: copy it to a registry "
+            f"(skopeo copy {destination.text} docker://HOST/REPO:{published.tag}) and set "
+            f"ClusterCatalog {name}'s spec.source.image.ref to HOST/REPO@{published.digest}"
+        )
+    return PublishedCatalog(name, published.reference, frozenset(found.bundles), document, note)
+
+
+def cli_publisher(dest: str, catalogs: BundleSource, *, tls_verify: bool) -> Publisher:
+    """``--resolved-catalog DEST``: DEST is parsed at once (bad input before any work), the
+    credentials come from the usual auth files, the ClusterCatalog is named after the first
+    ClusterExtension asked for."""
+    destination = parse_destination(dest)
+    auth = None if isinstance(destination, LayoutDestination) else auth_from_files()
+
+    def publish_plan(resolution: Resolution) -> PublishedCatalog | None:
+        asked = [r.extension.name for r in resolution.request.required if r.extension]
+        return publish_resolved(
+            resolution,
+            catalogs,
+            destination,
+            name=catalog_name(asked[0] if asked else "resolved"),
+            tls_verify=tls_verify,
+            auth=auth,
+        )
+
+    return publish_plan
+
+
+__all__ = ["PREFIX", "catalog_name", "cli_publisher", "publish_resolved"]

@@ -1,0 +1,158 @@
+"""A stored catalog's earlier contents (issue 36, "Catalog history").
+
+``deppy catalog refresh NAME`` keeps what NAME held before as ``NAME@1`` (the one before that
+becomes ``NAME@2``, …), up to a number the user sets; ``deppy catalog history NAME`` lists
+them; each answers wherever a stored name does, under the catalog's own name (``--since``,
+``catalog diff``, ``--catalog``); pruning never touches the catalog itself; a resolution over
+"the stored catalogs" never sees them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.test_store_cli import deppy
+from tests.workflow_helpers import WORKFLOWS
+
+EXTRA = """
+---
+schema: olm.package
+name: release-{n}
+defaultChannel: stable
+---
+schema: olm.channel
+package: release-{n}
+name: stable
+entries: [{{name: release-{n}.v1.0.0}}]
+---
+schema: olm.bundle
+name: release-{n}.v1.0.0
+package: release-{n}
+image: example.com/release-{n}:1.0.0
+properties:
+  - {{type: olm.package, value: {{packageName: release-{n}, version: 1.0.0}}}}
+"""
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "deppy-home"
+    monkeypatch.setenv("DEPPY_HOME", str(path))
+    monkeypatch.delenv("DEPPY_CATALOG_HISTORY", raising=False)
+    return path
+
+
+@pytest.fixture
+def release(tmp_path: Path) -> Path:
+    """A catalog directory stored as ``rel``; each ``next_release`` adds a package."""
+    target = tmp_path / "rel"
+    shutil.copytree(WORKFLOWS / "search", target)
+    assert deppy("catalog", "add", "rel", target)[0] == 0
+    return target
+
+
+def next_release(catalog: Path, n: int, *options: str) -> str:
+    with open(catalog / "catalog.yaml", "a") as file:
+        file.write(EXTRA.format(n=n))
+    code, out, err = deppy("catalog", "refresh", "rel", *options)
+    assert code == 0, err
+    return out
+
+
+def names(*args: str) -> list[str]:
+    code, out, err = deppy(*args, "-o", "name")
+    assert code == 0, err
+    return out.split()
+
+
+def test_a_refresh_keeps_what_the_catalog_held_before(release: Path) -> None:
+    assert "kept as rel@1" in next_release(release, 1)
+    next_release(release, 2)
+    assert names("catalog", "history", "rel") == ["rel", "rel@1", "rel@2"]
+    code, out, _ = deppy("catalog", "history", "rel", "-o", "json")
+    history = json.loads(out)["history"]
+    assert [h["bundles"] for h in history] == [10, 9, 8]
+    assert deppy("catalog", "history", "rel")[1].split()[:2] == ["NAME", "PRIORITY"]
+    # each earlier content answers under the catalog's own name, as the catalog did then
+    assert "release-1" not in names("search", "--catalog", "rel@2")
+    assert "release-1" in names("search", "--catalog", "rel@1")
+    assert "release-2" not in names("search", "--catalog", "rel@1")
+    code, out, _ = deppy("search", "release", "--catalog", "rel@1", "-o", "json")
+    assert {hit["catalog"] for hit in json.loads(out)} == {"rel"}
+    # and only when named: the stored catalogs are the current ones
+    assert names("catalog", "list") == ["rel"]
+    code, out, _ = deppy("search", "redis", "-o", "json")
+    assert [hit["package"] for hit in json.loads(out)].count("redis") == 1
+    code, out, err = deppy("catalog", "diff", "rel@2", "rel", "-o", "json")
+    assert code == 0, err
+    diff = json.loads(out)
+    assert [p["package"] for p in diff["packages"]["added"]] == ["release-1", "release-2"]
+    assert diff["old"]["catalog"] == "rel@2"
+
+
+def test_the_number_kept_is_the_users_and_the_catalog_itself_is_never_pruned(
+    release: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(1, 6):
+        next_release(release, n, "--keep", "2")
+    assert names("catalog", "history", "rel") == ["rel", "rel@1", "rel@2"]
+    assert "release-3" in names("search", "--catalog", "rel@2")
+    assert "release-4" not in names("search", "--catalog", "rel@2")
+    code, _, err = deppy("catalog", "history", "rel", "--keep", "0")
+    assert code == 0 and "dropped 2 earlier contents of rel" in err
+    assert names("catalog", "history", "rel") == ["rel"]
+    assert "release-5" in names("search", "--catalog", "rel")
+    monkeypatch.setenv("DEPPY_CATALOG_HISTORY", "two")
+    code, _, err = deppy("catalog", "refresh", "rel")
+    assert code == 2 and err.startswith("deppy: error: $DEPPY_CATALOG_HISTORY: 'two' is not")
+    monkeypatch.setenv("DEPPY_CATALOG_HISTORY", "0")
+    assert "kept as" not in next_release(release, 6)
+    assert names("catalog", "history", "rel") == ["rel"]
+
+
+def test_earlier_contents_are_read_only_and_go_with_their_catalog(release: Path) -> None:
+    next_release(release, 1)
+    code, _, err = deppy("catalog", "refresh", "rel@1")
+    assert code == 2
+    assert err.strip().endswith(
+        "earlier contents of rel: is kept as it was, never read again; give rel instead"
+    )
+    code, _, err = deppy("search", "--catalog", "rel@1", "--catalog", "rel")
+    assert code == 2 and "a catalog and its earlier contents cannot answer together" in err
+    assert deppy("catalog", "remove", "rel")[0] == 0
+    code, _, err = deppy("catalog", "history", "rel")
+    assert code == 2 and "no stored catalog has this name" in err
+    code, _, err = deppy("search", "--catalog", "rel@1")
+    assert code == 2
+
+
+def test_fleet_since_reads_the_catalog_as_it_was_before_its_refresh(tmp_path: Path) -> None:
+    """``--since NAME@1``: the release a refresh replaced, under the catalog's own name (the
+    exports' Subscriptions name their source, ``redhat-operators``)."""
+    from deppy.workflows.fleet.inputs import cluster_refs
+    from deppy.workflows.fleet.plan import FleetSettings, Planner
+    from tests.test_fleet import EXCERPTS, _export
+
+    catalog = tmp_path / "redhat"
+    shutil.copytree(EXCERPTS / "node-observability-operator-older", catalog)
+    assert deppy("catalog", "add", "redhat-operators", catalog)[0] == 0
+    shutil.rmtree(catalog)
+    shutil.copytree(EXCERPTS / "v4.14-node-observability-operator", catalog)
+    assert deppy("catalog", "refresh", "redhat-operators")[0] == 0
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    _export(exports / "a.json", "node-observability-operator",
+            "node-observability-operator.v0.1.0", "0.1.0", "alpha")  # fmt: skip
+    settings = FleetSettings(catalogs=("redhat-operators",), since=("redhat-operators@1",))
+    (record,) = (Planner.load(settings).plan(r) for r in cluster_refs([str(exports)]))
+    assert record["since"]["updatesChanged"] == [
+        {
+            "package": "node-observability-operator",
+            "before": None,
+            "after": "node-observability-operator.v0.2.0",
+        }
+    ]
