@@ -105,7 +105,7 @@ def test_the_layout_names_files_that_exist() -> None:
 def test_the_olm_v1_example_plans_and_explains(tmp_path: Path) -> None:
     """The OLM v1 page: its ClusterExtension file gives a plan of three ClusterExtensions, and
     (with version "~2.0") the explanation shown."""
-    section = page("olm-v1/clusterextensions.md")
+    section = page("olm-v1/clusterextensions.md") + page("olm-v1/explanations.md")
     request = next(b for b in yaml_blocks(section) if "kind: ClusterExtension" in b)
     path = tmp_path / "observability.yaml"
     path.write_text(request, encoding="utf-8")
