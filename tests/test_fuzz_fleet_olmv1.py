@@ -123,7 +123,11 @@ def test_fleet_exports_directories(files: list[tuple[bytes, bytes]], oddity: str
 
         def run() -> None:
             refs = cluster_refs([directory])
-            records = [orjson.loads(r) for b in plan_fleet(refs, settings_, workers=0) for r in b]
+            records = [
+                orjson.loads(r)
+                for b in plan_fleet(refs, settings_, workers=0)
+                for r in b.data.splitlines()
+            ]
             assert [r["index"] for r in records] == list(range(len(refs)))
             for record in records:
                 assert str(record["cluster"]).isprintable()

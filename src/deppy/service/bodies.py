@@ -115,8 +115,11 @@ def _extension_request(
 
     try:
         documents = olmv1_documents_of(body, "body")
-        if documents is None:
-            return None
+    except InputError:
+        return None  # unreadable: read_document answers it (400, naming the syntax error)
+    if documents is None:
+        return None
+    try:
         content = [(name, priorities.get(name, 0)) for name in catalogs]
         return request_from_objects(documents, "", content).request
     except InputError as error:
