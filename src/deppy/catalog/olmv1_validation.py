@@ -76,8 +76,8 @@ def declared_properties(bundle: Bundle) -> tuple[Property, ...]:
 
 def refusal_of(bundle: Bundle | None) -> Refusal | None:
     """None when OLM v1 installs ``bundle`` (or when deppy has no properties for it)."""
-    if bundle is None:
-        return None
+    if bundle is None or not any(p.type in DEPENDENCY_PROPERTIES for p in bundle.properties):
+        return None  # the common case, asked on every step of a fleet's walks: no CSV decoded
     return refusal_of_types(bundle.name, (p.type for p in declared_properties(bundle)))
 
 

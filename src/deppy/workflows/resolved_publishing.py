@@ -14,7 +14,12 @@ from collections.abc import Mapping
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cluster.oci.auth import RegistryAuth, auth_from_files
-from deppy.cluster.oci.destination import Destination, LayoutDestination, parse_destination
+from deppy.cluster.oci.destination import (
+    Destination,
+    LayoutDestination,
+    RegistryDestination,
+    parse_destination,
+)
 from deppy.cluster.oci.publish import publish
 from deppy.resolution.answer import Resolution
 from deppy.workflows.olmv1_plan import PublishedCatalog, Publisher
@@ -39,13 +44,22 @@ def publish_resolved(
     tls_verify: bool = True,
     auth: RegistryAuth | None = None,
     labels: Mapping[str, str] | None = None,
+    published_at: str | None = None,
 ) -> PublishedCatalog | None:
     """Publish the resolved catalog of ``resolution`` and return its ClusterCatalog ``name``;
-    None when no bundle of the plan declares a dependency (nothing is built)."""
+    None when no bundle of the plan declares a dependency (nothing is built). ``published_at``:
+    the reference by digest a ClusterCatalog already pins; the same image there is not pushed
+    again (the controller looks at a set every minute; the registry holds it already)."""
     found = resolved_catalog(resolution, catalogs)
     if found is None:
         return None
-    published = publish(found.image(), destination, tls_verify=tls_verify, auth=auth)
+    image = found.image()
+    if isinstance(destination, RegistryDestination):
+        reference = f"{destination.registry}/{destination.repository}@{image.digest}"
+        if reference == published_at:
+            document = cluster_catalog_object(name, reference, labels=labels)
+            return PublishedCatalog(name, reference, frozenset(found.bundles), document)
+    published = publish(image, destination, tls_verify=tls_verify, auth=auth)
     document = cluster_catalog_object(name, published.reference, labels=labels)
     note = None
     if isinstance(destination, LayoutDestination):

@@ -114,16 +114,18 @@ def _with_catalog(body: Body, **fields: Any) -> dict[str, Any]:
     return {**body, "spec": {**spec, "source": source}}
 
 
-def _request_of(runtime: Runtime, body: Body) -> ResolutionRequest:
-    name = str(body["metadata"]["name"])
-    required = extension_from_object(body, f"ClusterExtension {name}", _facts(runtime))
+def _request_of(
+    runtime: Runtime, extension: Mapping[str, Any], name: str, facts: list[ClusterCatalogFacts]
+) -> ResolutionRequest:
+    """``extension`` (the ClusterExtension ``name``, or a changed copy) as an OLM v1 request."""
+    required = extension_from_object(extension, f"ClusterExtension {name}", facts)
     return ResolutionRequest(required=(required,), cluster=runtime.cluster, rules="olmv1")
 
 
 def _refused_answer(runtime: Runtime, body: Body, refused: str) -> tuple[str, bool]:
     """OLM v1 refused the bundle it chose for declaring ``refused``: what deppy installs to
     satisfy the bundle's dependencies (resolved with OLM v1's rules), and the way out."""
-    request = _request_of(runtime, body)
+    request = _request_of(runtime, body, str(body["metadata"]["name"]), _facts(runtime))
     package = request.required[0].package
     terms = request.required[0].extension
     names = [c.name for c in terms.catalogs] if terms is not None else []
@@ -153,8 +155,7 @@ def _answer(runtime: Runtime, body: Body) -> tuple[str, bool]:
     facts = _facts(runtime)
 
     def request_of(extension: Mapping[str, Any]) -> ResolutionRequest:
-        required = extension_from_object(extension, f"ClusterExtension {name}", facts)
-        return ResolutionRequest(required=(required,), cluster=runtime.cluster, rules="olmv1")
+        return _request_of(runtime, extension, name, facts)
 
     request = request_of(body)
     terms = request.required[0].extension

@@ -131,6 +131,7 @@ def apply_instance(runtime: Runtime, instance: Body, unit: str, provisioner: Bod
     problems: list[tuple[str, str]] = []
     rows: list[dict[str, Any]] = []
     wanted: list[Wanted] = []
+    entries: list[dict[str, Any]] = []
     try:
         prune = flag(
             mapping(provisioner.get("parameters"), "parameters").get("prune"),
@@ -150,7 +151,7 @@ def apply_instance(runtime: Runtime, instance: Body, unit: str, provisioner: Bod
     if any(w.refusal is not None for w in wanted) and not problems:
         try:
             wanted = _through_resolved_catalog(
-                runtime, wanted, provisioner, unit, instance, written
+                runtime, wanted, entries, provisioner, unit, instance, written
             )
         except RegistryError as error:
             problems.append((NOT_PUBLISHED, str(error)))
@@ -198,6 +199,7 @@ class _Refused(Exception):
 def _through_resolved_catalog(
     runtime: Runtime,
     wanted: list[Wanted],
+    entries: Sequence[Mapping[str, Any]],
     provisioner: Body,
     unit: str,
     instance: Body,
@@ -210,8 +212,6 @@ def _through_resolved_catalog(
     settings = settings_of(provisioner, name_in(provisioner)[1])
     if settings is None:
         raise _Refused(_needs_resolved_catalog(wanted, provisioner))
-    content = kube.get("configmaps", f"{name}-content", namespace) or {}
-    entries = read_bundles_json((content.get("data") or {}).get(BUNDLES_KEY, ""))
     published = publish_set(runtime, settings, unit, namespace, name, entries)
     if published is None:  # pragma: no cover - a refused bundle always publishes
         return wanted

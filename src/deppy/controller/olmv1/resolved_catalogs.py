@@ -16,7 +16,7 @@ import base64
 import binascii
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
@@ -136,8 +136,9 @@ def publish_set(
     instance: str,
     entries: Sequence[Mapping[str, Any]],
 ) -> PublishedCatalog | None:
-    """Push the set's resolved catalog (tagged with the Instance's name); None when no bundle of
-    the set declares a dependency. An InputError (a RegistryError) when the push fails."""
+    """Push the set's resolved catalog (tagged with the Instance's name) unless the unit's
+    ClusterCatalog pins that very image already; None when no bundle of the set declares a
+    dependency. An InputError (a RegistryError) when the push fails."""
     catalogs = sorted({str(e.get("catalog") or "") for e in entries})
     view = runtime.cache.view(catalogs)
     if view is None or view.source is None:
@@ -149,21 +150,23 @@ def publish_set(
     tagged = RegistryDestination(
         destination.registry, destination.repository, destination.tag or instance, destination.text
     )
+    name = catalog_name(label_value(unit))
+    current = runtime.kube.get("clustercatalogs", name) or {}
+    pinned = ((current.get("spec") or {}).get("source") or {}).get("image") or {}
     return publish_resolved(
         resolution,
         view.source,
         tagged,
-        name=catalog_name(label_value(unit)),
+        name=name,
         tls_verify=settings.tls_verify,
         auth=_auth(runtime.kube, settings),
         labels={MANAGED_LABEL: MANAGER, UNIT_LABEL: label_value(unit), NAMESPACE_LABEL: namespace},
+        published_at=pinned.get("ref"),
     )
 
 
 def moved(wanted: Sequence[Wanted], published: PublishedCatalog) -> list[Wanted]:
     """The set's ClusterExtensions, those of the published bundles selecting its catalog."""
-    from dataclasses import replace
-
     result = []
     for item in wanted:
         if item.refusal is not None and item.refusal.bundle in published.bundles:
