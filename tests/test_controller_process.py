@@ -204,3 +204,77 @@ def test_a_standby_catches_up_with_the_content_the_working_replica_loaded(
         assert standby.cache.digest(name) == working.cache.digest(name)
         catch_up(standby)  # nothing to do: no second load
     api.delete("catalogs", name)
+
+
+def test_a_replica_that_worked_before_it_paused_catches_up_when_it_takes_over(
+    kube: KubeCluster, tmp_path: Path
+) -> None:
+    """The lower replica works alone first (it answers and looks at the catalogs), pauses for a
+    higher one, and takes over again a moment later: what was published while it paused is
+    served at once, not after its next scheduled look at the catalogs (CI: an answer went
+    Unsatisfiable when the takeover came within seconds of that look)."""
+    install(kube)
+    api = client(kube)
+    ns = kube.new_namespace("rework")
+    peering = f"deppy-{ns}"
+    content = SoakCatalog()
+    name = f"cat-{ns}"
+    api.create(
+        "clusterkopfpeerings",
+        {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
+    )
+
+    def resolution(ar: str) -> dict[str, object]:
+        return {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "ActiveResolution",
+            "metadata": {"name": ar, "namespace": ns},
+            "spec": {"sources": [name], "constraints": ['required("gamma")']},
+        }
+
+    with serve_catalog(content.render()) as server:
+        api.create("catalogs", catalog_object(name, {"http": {"url": server.url}}))
+        with run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low:
+            api.create("activeresolutions", resolution("first"), ns)
+            wait_for(
+                "the lone replica's answer",
+                lambda: condition(api.get("activeresolutions", "first", ns), "Resolved"),
+                60,
+                low,
+            )
+            with run_controller(
+                kube, tmp_path / "high.log", "--peering", peering, priority=200
+            ) as high:
+                wait_for(
+                    "the lower replica paused for the higher one",
+                    lambda: _active(high.log_text()) and not _active(low.log_text()),
+                    60,
+                    high,
+                )
+                loaded = api.get("catalogs", name)["status"]["digest"]
+                content.packages["gamma"].bundles["1.1.0"] = SoakBundle(
+                    "gamma", "1.1.0", ["stable"], ["Gamma"], rules=None
+                )
+                server.server.body = content.render()  # type: ignore[attr-defined]
+                api.patch(
+                    "catalogs", name, {"spec": {"source": {"http": {"url": server.url + "?2"}}}}
+                )
+                wait_for(
+                    "the new content loaded by the working replica",
+                    lambda: api.get("catalogs", name)["status"].get("digest") != loaded,
+                    60,
+                    high,
+                )
+                assert high.stop() == 0
+            wait_for("the lower replica to take over", lambda: _active(low.log_text()), 90, low)
+            second = resolution("second")
+            second["spec"] = {"sources": [name], "constraints": ['required("gamma", ">=1.1.0")']}
+            api.create("activeresolutions", second, ns)
+            answer = wait_for(
+                "an answer from the replica that took over",
+                lambda: condition(api.get("activeresolutions", "second", ns), "Resolved"),
+                60,
+                low,
+            )
+            assert answer["reason"] == "Resolved", (answer, low.log_text()[-3000:])
+    api.delete("catalogs", name)

@@ -102,8 +102,7 @@ def register(registry: kopf.OperatorRegistry, runtime: Runtime) -> None:
             if time.monotonic() - runtime.caught_up_at < CATCH_UP_SECONDS:
                 changed: list[str] = []
             else:
-                catch_up(runtime)
-                changed = catch_up_cluster_catalogs(runtime)
+                changed = catch_up(runtime) + catch_up_cluster_catalogs(runtime)
                 runtime.caught_up_at = time.monotonic()
         for name in changed:
             catalog_changed(name)

@@ -72,6 +72,24 @@ def quiet_known_kopf_noise() -> None:
     asyncio_log.addFilter(_kopf_pause_race)
 
 
+PEERING_LOG = "kopf._core.engines.peering"
+
+
+def watch_takeovers(runtime: Runtime) -> None:
+    """kopf says when a paused replica resumes only in its peering log ("Resuming operations");
+    it offers no hook. A replica that worked, paused for another and resumes within seconds
+    must not trust the look at the catalogs it made before the pause (``Runtime.taking_over``)."""
+
+    def resumed(record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Resuming operations"):
+            runtime.taking_over()
+        return True
+
+    peering = logging.getLogger(PEERING_LOG)
+    peering.setLevel(min(peering.getEffectiveLevel(), logging.INFO))
+    peering.addFilter(resumed)
+
+
 def default_priority() -> int:
     """Distinct per replica, stable for the life of the process."""
     identity = f"{os.environ.get('POD_NAME') or socket.gethostname()}/{os.getpid()}"
@@ -114,6 +132,7 @@ def run(options: ControllerOptions) -> None:
     if options.kubeconfig:
         os.environ["KUBECONFIG"] = options.kubeconfig  # kopf's login reads it too
     runtime = Runtime(Kube(api_client(options.kubeconfig)), namespaces=options.namespaces)
+    watch_takeovers(runtime)
     with contextlib.suppress(asyncio.CancelledError):  # as kopf.run: a stop is not an error
         asyncio.run(_operate(options, runtime))
 

@@ -45,6 +45,13 @@ class Runtime:
         self.observe = Observer(self.kube, self.cache)
         self.kube.counted = self.observe.metrics.kube_request
 
+    def taking_over(self) -> None:
+        """This replica resumes after a pause (kopf peering): another one worked meanwhile, so
+        its next handler looks at the catalogs' objects at once, not when the last look made
+        before the pause says, and tries again every digest it gave up on."""
+        self.caught_up_at = float("-inf")
+        self.caught_up.clear()
+
     def touched(self, namespace: str, affected: frozenset[str] | None) -> bool:
         """Whether a catalog change that may move answers for ``affected`` (None: any) can
         move the namespace's; one not resolved yet (no footprint) always can."""

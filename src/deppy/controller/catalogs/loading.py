@@ -65,13 +65,15 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
     return changed or before != runtime.cache.digest(name) or not was_healthy
 
 
-def catch_up(runtime: Runtime) -> None:
+def catch_up(runtime: Runtime) -> list[str]:
     """Load what another replica loaded since this one did. A standby loads the catalogs when it
     starts and then waits; when it takes over, its handlers run at once, in parallel with the
     Catalogs' own, and must not answer from the content of its start. The Catalog's status
     names the content served (its digest); when that is not what this process holds, it loads
-    now — once per digest seen, so a source that is down is not asked again by every handler."""
+    now — once per digest seen, so a source that is down is not asked again by every handler.
+    The names whose served content changed: answers made from the old content are made again."""
     kube, cache = runtime.kube, runtime.cache
+    changed = []
     for body in kube.list("catalogs"):
         name = body["metadata"]["name"]
         served = (body.get("status") or {}).get("digest")
@@ -82,7 +84,9 @@ def catch_up(runtime: Runtime) -> None:
                 continue  # another handler loaded it meanwhile
             runtime.caught_up[name] = served
             log.info("catalog %s: loading the content another replica served (%s)", name, served)
-            load_catalog(runtime, body)
+            if load_catalog(runtime, body):
+                changed.append(name)
+    return changed
 
 
 def catalog_failed(
