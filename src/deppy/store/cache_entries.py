@@ -33,7 +33,7 @@ class StoredEntries:
     """The cache's :class:`~deppy.catalog.fbc.cache.CatalogFiles` for a front door's runs."""
 
     def write(self, catalog: Catalog, path: Path) -> None:
-        Store.in_file(path).add(catalog)
+        Store.in_file(path).add(catalog, references=True)
         conn = sqlite3.connect(path)
         try:
             conn.execute("PRAGMA journal_mode=DELETE")  # the WAL folded in: one file

@@ -192,6 +192,21 @@ class Snapshot:
             found = self._labels[label] = [(int(c), str(p)) for c, p in rows]
         return found
 
+    def indexed(self, catalog_ids: Sequence[int]) -> bool:
+        """Whether every one of these catalogs has its search rows (a parsed-catalog cache
+        entry has none: its writer skips them, see ``writer.prepare``)."""
+        marks = ", ".join("?" * len(catalog_ids))
+        holding = self._query(
+            "SELECT DISTINCT catalog_id FROM package "
+            f"WHERE bundles > 0 AND catalog_id IN ({marks})",
+            catalog_ids,
+        )
+        carded = self._query(
+            f"SELECT DISTINCT catalog_id FROM search_card WHERE catalog_id IN ({marks})",
+            catalog_ids,
+        )
+        return {int(r[0]) for r in holding} <= {int(r[0]) for r in carded}
+
     def search(
         self, catalog_ids: Sequence[int], needle: str
     ) -> tuple[list[SearchRow], dict[tuple[str, str], PackageCard]]:
@@ -338,9 +353,13 @@ class StoreSource:
 
     def search_rows(
         self, needle: str
-    ) -> tuple[list[SearchRow], dict[tuple[str, str], PackageCard]]:
-        """What ``deppy search`` matches, from the store's search index (see search_index)."""
-        return self._snapshot.search([c.id for c in self._ordered], needle)
+    ) -> tuple[list[SearchRow], dict[tuple[str, str], PackageCard]] | None:
+        """What ``deppy search`` matches, from the store's search index (see search_index);
+        None when a catalog has no index (a parsed-catalog cache entry): search its bundles."""
+        ids = [c.id for c in self._ordered]
+        if not ids or not self._snapshot.indexed(ids):
+            return None
+        return self._snapshot.search(ids, needle)
 
     def package_names(self) -> list[str]:
         if not self._ordered:

@@ -171,9 +171,12 @@ class Store:
         return decode_problems(row[0])
 
     # -- writing -----------------------------------------------------------------------------
-    def add(self, catalog: Catalog, *, progress: Progress | None = None) -> StoredCatalog:
-        """Store a loaded catalog under its name; a name already stored is an error."""
-        return self._write(catalog, replace=False, progress=progress)
+    def add(
+        self, catalog: Catalog, *, progress: Progress | None = None, references: bool = False
+    ) -> StoredCatalog:
+        """Store a loaded catalog under its name; a name already stored is an error.
+        ``references``: a parsed-catalog cache entry's store (``codec``), never a user's."""
+        return self._write(catalog, replace=False, progress=progress, references=references)
 
     def replace(
         self, catalog: Catalog, *, progress: Progress | None = None, keep: int = 0
@@ -212,13 +215,19 @@ class Store:
             conn.close()
 
     def _write(
-        self, catalog: Catalog, *, replace: bool, progress: Progress | None, keep: int = 0
+        self,
+        catalog: Catalog,
+        *,
+        replace: bool,
+        progress: Progress | None,
+        keep: int = 0,
+        references: bool = False,
     ) -> StoredCatalog:
         from deppy.store.writer import prepare, tidy, write
 
         if replace:
             self._must_exist(catalog.name)
-        prepared = prepare(catalog, progress)
+        prepared = prepare(catalog, progress, references=references)
         conn = upgraded_writer(self.path, open_for_writing(self.path))
         try:
             with translated_errors(self.path):

@@ -20,6 +20,8 @@ import orjson
 
 _PLAIN = b"J"
 _TAGGED = b"T"
+PACKED = (_PLAIN, _TAGGED)
+"""The first byte of what :func:`pack` writes (a zlib stream starts otherwise: 0x78)."""
 # A key no catalog uses; a real mapping that has it is itself written tagged.
 _TAG = "\x00deppy"
 _I64 = (-(2**63), 2**64 - 1)

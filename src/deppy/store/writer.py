@@ -52,8 +52,19 @@ class PreparedCatalog:
     search_cards: list[tuple[str, str, str, str | None]]
 
 
-def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatalog:
-    """Encode a loaded catalog's rows: the slow part of an add, done before any lock is taken."""
+_NO_SEARCH_ROWS: tuple[
+    list[tuple[str, str, int, str, str, str, str]], list[tuple[str, str, str, str | None]]
+] = ([], [])
+
+
+def prepare(
+    catalog: Catalog, progress: Progress | None = None, *, references: bool = False
+) -> PreparedCatalog:
+    """Encode a loaded catalog's rows: the slow part of an add, done before any lock is taken.
+    ``references``: metadata left in catalog files is kept as where it lies, and no search rows
+    are written (a parsed-catalog cache entry, see ``codec``: its writer is what a second run
+    started right after the first waits for, and the rows are half its work; ``deppy search``
+    on such an entry reads its bundles instead)."""
     orphans = (
         {b.package for b in catalog.bundles.values()}
         | {c.package for c in catalog.channels.values()}
@@ -69,7 +80,8 @@ def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatal
     for done, bundle in enumerate(sorted(catalog.bundles.values(), key=lambda b: b.key), 1):
         package = bundle.package
         counts[package] = counts.get(package, 0) + 1
-        bundles.append((package, bundle.name, str(bundle.version), encode_bundle(bundle)))
+        blob = encode_bundle(bundle, references=references)
+        bundles.append((package, bundle.name, str(bundle.version), blob))
         for gvk in bundle.provided_gvks:
             apis[(gvk.group, gvk.version, gvk.kind, package)] = None
         for label in bundle.labels:
@@ -104,7 +116,7 @@ def prepare(catalog: Catalog, progress: Progress | None = None) -> PreparedCatal
         bundles,
         sorted(apis),
         sorted(labels),
-        *search_index(catalog),
+        *(_NO_SEARCH_ROWS if references else search_index(catalog)),
     )
 
 

@@ -142,10 +142,8 @@ def search(source: BundleSource, term: str) -> list[SearchHit]:
     needle = " ".join(term.split()).lower()
     if not needle:
         return []
-    if isinstance(source, StoreSource):
-        rows, cards = source.search_rows(needle)
-    else:
-        rows, cards = _rows_in_memory(source, needle)
+    indexed = source.search_rows(needle) if isinstance(source, StoreSource) else None
+    rows, cards = indexed if indexed is not None else _rows_in_memory(source, needle)
     hits = [
         hit
         for key, package_rows_ in _by_package(rows).items()

@@ -167,7 +167,7 @@ def load_catalog(
     if cache is not None and key is not None:
         kept = _kept(cache, key)
         if kept is not None:
-            return kept
+            return kept if file_backed else _in_memory(kept)
     loader = _Loader(root, catalog_name, priority, file_backed=file_backed)
     catalog = _loaded(loader, str(root), lambda: _load_files(loader, root, cache))
     if cache is not None and key is not None:
@@ -183,6 +183,28 @@ def _kept(cache: ParsedCache, key: str) -> Catalog | None:
     finally:
         if collecting:
             gc.enable()
+
+
+def _in_memory(catalog: Catalog) -> Catalog:
+    """A kept catalog whose CSV metadata is still in its files (an entry a one-shot command
+    wrote, see ``deppy.store.codec``), with that metadata read now: a caller that did not ask
+    for a file-backed catalog holds every value, whatever becomes of the files later."""
+    import dataclasses
+
+    from deppy.catalog.file_values import FileValue
+    from deppy.catalog.model import Property
+
+    bundles = dict(catalog.bundles)
+    for key, bundle in catalog.bundles.items():
+        if type(bundle.csv_metadata) is not FileValue:
+            continue
+        value = bundle.csv_metadata.load()
+        properties = tuple(
+            Property(p.type, value) if p.value is bundle.csv_metadata else p
+            for p in bundle.properties
+        )
+        bundles[key] = dataclasses.replace(bundle, properties=properties, csv_metadata=value)
+    return dataclasses.replace(catalog, bundles=bundles)
 
 
 def load_catalog_documents(
