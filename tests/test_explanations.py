@@ -173,6 +173,10 @@ def test_the_service_offers_the_same_catalog_and_its_change_applies() -> None:
         assert not answer["resolved"]
         changes = [s["change"] for s in answer["explanation"]["suggestions"]]
         assert {"kind": "add-source", "source": "infra"} in changes
+        # in the words of the body it answers, not the CLI's
+        texts = [s["text"] for s in answer["explanation"]["suggestions"]]
+        assert "catalog infra offers db 2.1.0: add infra to spec.sources" in texts, texts
+        assert not any("--source" in text for text in texts)
         body["spec"]["sources"] = ["apps", "infra"]
         assert api.post("/api/v1/resolve", json=body).json()["resolved"]
 

@@ -119,7 +119,7 @@ def serve_cmd(
     configure(log_format)
     log = logging.getLogger("deppy.service")
     log.info("loading catalogs …")
-    app = create_app(config, report=lambda line: log.warning(line.removeprefix("deppy: warning: ")))
+    app = create_app(config, report=lambda line: log.warning(_unprefixed(line)))
     log.info("serving on %s (API docs at /docs, metrics at /metrics)", url_of(listener))
     # log_config=None: uvicorn's own lines go through the handler configured above
     server = uvicorn.Server(
@@ -165,3 +165,9 @@ def url_of(listener: socket.socket) -> str:
 
 def _reason(error: BaseException) -> str:
     return getattr(error, "strerror", None) or str(error) or type(error).__name__
+
+
+def _unprefixed(line: str) -> str:
+    """A report line as a log message: the log names its source, so the CLI's ``deppy:`` (and
+    ``warning:``) prefix would say it twice."""
+    return line.removeprefix("deppy: ").removeprefix("warning: ")

@@ -173,10 +173,10 @@ class AddSource:
 
     def text(self, request: ResolutionRequest) -> str:
         what = f" offers {self.offers}" if self.offers else " has what is missing"
-        return f"catalog {self.source}{what}: add `--source {self.source}`"
+        return f"catalog {self.source}{what}: {self.short(request)}"
 
     def short(self, request: ResolutionRequest) -> str:
-        return f"add `--source {self.source}`"
+        return _add_source(self.source)
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": "add-source", "source": self.source}
@@ -356,6 +356,28 @@ RequestChange = (
     | ChangeExtension
     | ChangeCatalog
 )
+
+
+def _add_source(source: str, words: str = "cli") -> str:
+    return f"add {source} to spec.sources" if words == "resource" else f"add `--source {source}`"
+
+
+def in_resource_words(explanation: Explanation) -> Explanation:
+    """The explanation as a reader of a resource sees it (the service's answers, an
+    ActiveResolution's status): a catalog to add is named by the field that lists them,
+    ``spec.sources``, not by the CLI's ``--source``."""
+    suggestions = []
+    for found in explanation.suggestions:
+        if found.change.get("kind") == "add-source":
+            source = str(found.change["source"])
+            cli, resource = _add_source(source), _add_source(source, "resource")
+            found = replace(
+                found,
+                text=found.text.removesuffix(cli) + resource,
+                short=found.short.removesuffix(cli) + resource if found.short else found.short,
+            )
+        suggestions.append(found)
+    return replace(explanation, suggestions=tuple(suggestions))
 
 
 def suggestion(change: RequestChange, request: ResolutionRequest) -> Suggestion:

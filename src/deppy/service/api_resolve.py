@@ -9,6 +9,7 @@ upgrades -o json`` prints. Each resolution runs in a solver slot under a deadlin
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +22,7 @@ from deppy.pipeline.timing import NodeTimes
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_installed, parse_version
+from deppy.resolution.suggestions import in_resource_words
 from deppy.service.bodies import parse_request
 from deppy.service.context import Service, cli_json, service_of
 from deppy.service.problems import Problem, problems
@@ -42,7 +44,9 @@ Timeout = Annotated[
 
 def resolution_data(resolution: Resolution, *, verbose: bool) -> dict[str, Any]:
     """``Resolution.as_dict`` as ``deppy resolve -o json`` shows it (solver-level texts only
-    with ``verbose``)."""
+    with ``verbose``); a catalog to add is named by the body's field, ``spec.sources``."""
+    if resolution.explanation is not None:
+        resolution = replace(resolution, explanation=in_resource_words(resolution.explanation))
     data = resolution.as_dict()
     if not verbose and "explanation" in data:
         data["explanation"].pop("constraints", None)

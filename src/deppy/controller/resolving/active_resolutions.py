@@ -23,6 +23,7 @@ from deppy.errors import InputError
 from deppy.explain import explanation_as_dict, explanation_as_text
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts
+from deppy.resolution.suggestions import in_resource_words
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options
 
@@ -220,8 +221,8 @@ def resolve_active_resolution(
         count = len(fields["selection"])
         stale = _staleness(view, request.sources, fields["bundles"])
         return Outcome(generation, fields, RESOLVED, f"{count} bundles selected", stale)
-    explanation = resolution.explanation
-    assert explanation is not None
+    assert resolution.explanation is not None
+    explanation = in_resource_words(resolution.explanation)  # "add X to spec.sources"
     fields["selection"] = []
     fields["bundles"] = []
     fields["explanation"] = {
