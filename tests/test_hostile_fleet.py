@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -111,22 +112,67 @@ def _session_members(session: int) -> list[int]:
     return found
 
 
+def _fleet_plan_on_workers(directory: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [DEPPY, "fleet", "plan", str(directory), "--catalog", COMMUNITY, "--workers", "2",
+         "--batch-size", "2", "-o", "jsonl"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+
+
 def test_ctrl_c_on_workers_says_so_in_one_line_and_leaves_no_process(
     tmp_path: Path, source: object
 ) -> None:
     """As a terminal sends it: SIGINT to the whole process group (the command and the dask
     worker processes it started)."""
     write_fleet(source, tmp_path, 120, low=3, high=10)  # type: ignore[arg-type]
-    process = subprocess.Popen(
-        [DEPPY, "fleet", "plan", str(tmp_path), "--catalog", COMMUNITY, "--workers", "2",
-         "--batch-size", "2", "-o", "jsonl"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )  # fmt: skip
-    try:
+
+    def planning(process: subprocess.Popen[bytes]) -> None:
         assert process.stdout is not None
         assert process.stdout.readline()  # the workers are planning
+
+    _interrupted_in_one_line(tmp_path, planning)
+
+
+def _forkserver_started(session: int) -> bool:
+    for pid in _session_members(session):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if b"forkserver" in cmdline.read():
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+@pytest.mark.parametrize("after", [0.0, 0.3, 0.6, 0.9])
+def test_ctrl_c_while_the_workers_start_says_so_in_one_line_and_leaves_no_process(
+    tmp_path: Path, source: object, after: float
+) -> None:
+    """Ctrl-C once the workers' forkserver runs, while dask starts its cluster (about a
+    second): the cluster once failed to close with a traceback of dask's, and a worker still
+    starting died with another."""
+    write_fleet(source, tmp_path, 120, low=3, high=10)  # type: ignore[arg-type]
+
+    def starting(process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + 60
+        while not _forkserver_started(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(after)
+
+    _interrupted_in_one_line(tmp_path, starting)
+
+
+def _interrupted_in_one_line(
+    directory: Path, moment: Callable[[subprocess.Popen[bytes]], None]
+) -> None:
+    """``fleet plan`` on workers, SIGINT to its process group at ``moment``: one line, exit
+    130, and no process of the group left."""
+    process = _fleet_plan_on_workers(directory)
+    try:
+        moment(process)
         os.killpg(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
     finally:

@@ -257,6 +257,32 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+@contextmanager
+def _interrupt_deferred() -> Iterator[list[bool]]:
+    """Ctrl-C while the embedded cluster starts is taken when it has started (the list it
+    yields is then not empty); a second Ctrl-C interrupts at once.
+
+    Interrupted half-way, dask's LocalCluster is neither started nor stoppable: its closing
+    failed an assertion (``Status.init``) with a traceback, and a worker still starting died of
+    a semaphore the command had already removed, with another. Starting takes about a second;
+    the command then stops the cluster it has and says the run was interrupted, in one line."""
+    asked: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield asked
+        return
+
+    def defer(signum: int, frame: object) -> None:
+        if asked:
+            raise KeyboardInterrupt
+        asked.append(True)
+
+    previous = signal.signal(signal.SIGINT, defer)
+    try:
+        yield asked
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class _client:
     """A dask client: of a LocalCluster started here (and stopped after), or of ``scheduler``."""
 
@@ -283,7 +309,8 @@ class _client:
         try:
             if self.scheduler is not None:
                 self.client = Client(self.scheduler, timeout="20s")
-            else:
+                return self.client
+            with _interrupt_deferred() as interrupted:
                 self.config = _embedded_config()
                 self.cluster = LocalCluster(
                     n_workers=self.workers,
@@ -298,6 +325,9 @@ class _client:
                 # results straight from the worker, not relayed by the scheduler: both ends
                 # are on this machine, and the relay costs this process a second copy
                 self.client = Client(self.cluster, direct_to_workers=True)
+            if interrupted:  # Ctrl-C while it started: stopped whole, then said as usual
+                self.__exit__()
+                raise KeyboardInterrupt
         except (OSError, TimeoutError) as error:
             self.__exit__()
             where = self.scheduler or "a local dask cluster"
