@@ -222,7 +222,7 @@ def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> No
     process imports dask and starts the scheduler, so that the forkserver imports, loads the
     catalogs and warms up on another core at the same time instead of after, and once for
     all workers. A forkserver already running (an earlier run in this process) is kept."""
-    from multiprocessing import forkserver
+    from multiprocessing import forkserver, resource_tracker
 
     from deppy.workflows.fleet.warm_up import WARM_UP_VARIABLE, warm_up_request
 
@@ -230,31 +230,36 @@ def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> No
     os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths)
     try:  # the forkserver (and multiprocessing's resource tracker) inherit it as they start
         forkserver.set_forkserver_preload([*PRELOAD, "deppy.workflows.fleet.warm_up"])
-        with _sigint_ignored():
+        # the tracker first: starting it, multiprocessing blocks SIGINT and then unblocks it,
+        # which would undo _sigint_blocked before the forkserver starts
+        resource_tracker.ensure_running()
+        with _sigint_blocked():
             forkserver.ensure_running()
     finally:
         del os.environ[WARM_UP_VARIABLE]
 
 
 @contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while the forkserver starts, so it starts ignoring it (a disposition
-    a new process inherits, and Python keeps), and so does every worker forked from it.
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked while the forkserver starts, so it starts with SIGINT blocked (a signal
+    mask is kept across fork and exec, and Python leaves it as it finds it), and so does every
+    worker forked from it: a SIGINT sent to them stays pending and is never delivered.
 
     A terminal sends Ctrl-C's SIGINT to every process of the foreground group: the command and
     the processes it started. The workers died of it with tracebacks of dask's event loop (two to
     four, above the command's own message), and the forkserver with one of whatever it was
     importing. Only the command is to take it: it closes the cluster, which stops the workers,
-    and says in one line that the run was interrupted. (Off the main thread nothing is changed:
-    only the main thread may set a handler.)"""
+    and says in one line that the run was interrupted. Blocked, not ignored, in this process:
+    a Ctrl-C while the forkserver starts waits and is taken right after (ignoring it here, as
+    deppy once did, lost it and the run went on). Off the main thread nothing is changed."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @contextmanager
