@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from deppy.controller.catalogs.loading import catch_up, load_catalog
 from deppy.controller.runtime import Runtime
@@ -124,6 +125,49 @@ def _active(log: str) -> bool:
     return resumed > paused
 
 
+def _publish_gamma_1_1(
+    api: Any, content: SoakCatalog, server: Any, name: str, working: Controller
+) -> None:
+    """gamma 1.1.0 published in the Catalog's source, and loaded by the working replica (the
+    Catalog's status names the new digest)."""
+    loaded = api.get("catalogs", name)["status"]["digest"]
+    content.packages["gamma"].bundles["1.1.0"] = SoakBundle(
+        "gamma", "1.1.0", ["stable"], ["Gamma"], rules=None
+    )
+    server.server.body = content.render()
+    api.patch("catalogs", name, {"spec": {"source": {"http": {"url": server.url + "?2"}}}})
+    wait_for(
+        "the new content loaded by the working replica",
+        lambda: api.get("catalogs", name)["status"].get("digest") != loaded,
+        60,
+        working,
+    )
+
+
+def _answers_from_the_new_content(
+    api: Any, namespace: str, catalog: str, resolution: str, replica: Controller
+) -> None:
+    """An ActiveResolution created now, requiring gamma >=1.1.0 from ``catalog``: ``replica``
+    answers it Resolved (Unsatisfiable: it answered from the content of before)."""
+    api.create(
+        "activeresolutions",
+        {
+            "apiVersion": "deppy.io/v1alpha1",
+            "kind": "ActiveResolution",
+            "metadata": {"name": resolution, "namespace": namespace},
+            "spec": {"sources": [catalog], "constraints": ['required("gamma", ">=1.1.0")']},
+        },
+        namespace,
+    )
+    answer = wait_for(
+        "an answer from the replica that took over",
+        lambda: condition(api.get("activeresolutions", resolution, namespace), "Resolved"),
+        60,
+        replica,
+    )
+    assert answer["reason"] == "Resolved", (answer, replica.log_text()[-3000:])
+
+
 def test_a_replica_taking_over_serves_the_catalog_content_loaded_meanwhile(
     kube: KubeCluster, tmp_path: Path
 ) -> None:
@@ -147,37 +191,10 @@ def test_a_replica_taking_over_serves_the_catalog_content_loaded_meanwhile(
                 60,
                 high,
             )
-            loaded = api.get("catalogs", name)["status"]["digest"]
-            content.packages["gamma"].bundles["1.1.0"] = SoakBundle(
-                "gamma", "1.1.0", ["stable"], ["Gamma"], rules=None
-            )
-            server.server.body = content.render()  # type: ignore[attr-defined]
-            api.patch("catalogs", name, {"spec": {"source": {"http": {"url": server.url + "?2"}}}})
-            wait_for(
-                "the new content loaded by the working replica",
-                lambda: api.get("catalogs", name)["status"].get("digest") != loaded,
-                60,
-                high,
-            )
+            _publish_gamma_1_1(api, content, server, name, high)
             assert high.stop() == 0
             wait_for("the standby to take over", lambda: _active(low.log_text()), 90, low)
-            api.create(
-                "activeresolutions",
-                {
-                    "apiVersion": "deppy.io/v1alpha1",
-                    "kind": "ActiveResolution",
-                    "metadata": {"name": "new", "namespace": ns},
-                    "spec": {"sources": [name], "constraints": ['required("gamma", ">=1.1.0")']},
-                },
-                ns,
-            )
-            answer = wait_for(
-                "an answer from the replica that took over",
-                lambda: condition(api.get("activeresolutions", "new", ns), "Resolved"),
-                60,
-                low,
-            )
-            assert answer["reason"] == "Resolved", answer
+            _answers_from_the_new_content(api, ns, name, "new", low)
     api.delete("catalogs", name)
 
 
@@ -224,18 +241,16 @@ def test_a_replica_that_worked_before_it_paused_catches_up_when_it_takes_over(
         {"apiVersion": "kopf.dev/v1", "kind": "ClusterKopfPeering", "metadata": {"name": peering}},
     )
 
-    def resolution(ar: str) -> dict[str, object]:
-        return {
-            "apiVersion": "deppy.io/v1alpha1",
-            "kind": "ActiveResolution",
-            "metadata": {"name": ar, "namespace": ns},
-            "spec": {"sources": [name], "constraints": ['required("gamma")']},
-        }
-
     with serve_catalog(content.render()) as server:
         api.create("catalogs", catalog_object(name, {"http": {"url": server.url}}))
         with run_controller(kube, tmp_path / "low.log", "--peering", peering, priority=100) as low:
-            api.create("activeresolutions", resolution("first"), ns)
+            first = {
+                "apiVersion": "deppy.io/v1alpha1",
+                "kind": "ActiveResolution",
+                "metadata": {"name": "first", "namespace": ns},
+                "spec": {"sources": [name], "constraints": ['required("gamma")']},
+            }
+            api.create("activeresolutions", first, ns)
             wait_for(
                 "the lone replica's answer",
                 lambda: condition(api.get("activeresolutions", "first", ns), "Resolved"),
@@ -251,30 +266,8 @@ def test_a_replica_that_worked_before_it_paused_catches_up_when_it_takes_over(
                     60,
                     high,
                 )
-                loaded = api.get("catalogs", name)["status"]["digest"]
-                content.packages["gamma"].bundles["1.1.0"] = SoakBundle(
-                    "gamma", "1.1.0", ["stable"], ["Gamma"], rules=None
-                )
-                server.server.body = content.render()  # type: ignore[attr-defined]
-                api.patch(
-                    "catalogs", name, {"spec": {"source": {"http": {"url": server.url + "?2"}}}}
-                )
-                wait_for(
-                    "the new content loaded by the working replica",
-                    lambda: api.get("catalogs", name)["status"].get("digest") != loaded,
-                    60,
-                    high,
-                )
+                _publish_gamma_1_1(api, content, server, name, high)
                 assert high.stop() == 0
             wait_for("the lower replica to take over", lambda: _active(low.log_text()), 90, low)
-            second = resolution("second")
-            second["spec"] = {"sources": [name], "constraints": ['required("gamma", ">=1.1.0")']}
-            api.create("activeresolutions", second, ns)
-            answer = wait_for(
-                "an answer from the replica that took over",
-                lambda: condition(api.get("activeresolutions", "second", ns), "Resolved"),
-                60,
-                low,
-            )
-            assert answer["reason"] == "Resolved", (answer, low.log_text()[-3000:])
+            _answers_from_the_new_content(api, ns, name, "second", low)
     api.delete("catalogs", name)
