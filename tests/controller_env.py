@@ -48,9 +48,9 @@ class Controller:
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def stop(self, timeout: float = 30.0) -> int:
+    def stop(self, timeout: float = 30.0, how: signal.Signals = signal.SIGTERM) -> int:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(how)
             try:
                 return self.process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -1,13 +1,16 @@
-"""The controller as a process: a clean stop on SIGTERM, and two replicas of which only one works
+"""The controller as a process: a clean stop on SIGTERM and SIGINT, and two replicas of which only one works
 (kopf peering: the lower priority pauses while the higher one is alive, then takes over)."""
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from deppy.controller.catalogs.loading import catch_up, load_catalog
 from deppy.controller.runtime import Runtime
@@ -25,7 +28,14 @@ from tests.kube import KubeCluster
 from tests.soak.catalog import SoakBundle, SoakCatalog
 
 
-def test_sigterm_stops_cleanly(kube: KubeCluster, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("how", "status"),
+    [(signal.SIGTERM, 0), (signal.SIGINT, 130)],
+    ids=["SIGTERM: a supervisor's stop, exit 0", "SIGINT: Ctrl-C's exit 130"],
+)
+def test_a_signal_stops_it_cleanly(
+    kube: KubeCluster, tmp_path: Path, how: signal.Signals, status: int
+) -> None:
     install(kube)
     with run_controller(kube, tmp_path / "one.log") as controller:
         wait_for(
@@ -38,8 +48,8 @@ def test_sigterm_stops_cleanly(kube: KubeCluster, tmp_path: Path) -> None:
             controller,
         )
         started = time.monotonic()
-        code = controller.stop(timeout=30)
-        assert code == 0, controller.log_text()[-2000:]
+        code = controller.stop(timeout=30, how=how)
+        assert code == status, controller.log_text()[-2000:]
         assert time.monotonic() - started < 30
     assert "Traceback" not in controller.log_text()
 

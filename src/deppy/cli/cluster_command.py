@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import orjson
 
-from deppy.cli.data_output import emit, say
+from deppy.cli.data_output import emit, say, write_file
 from deppy.cli.main import cli
 from deppy.errors import InputError
 
@@ -56,7 +56,7 @@ def export_cmd(
         emit(text, nl=False)
     else:
         try:
-            target.write_text(text, encoding="utf-8")
+            write_file(target, text.encode())  # whole or not at all (Ctrl-C, a full disk)
         except OSError as error:
             raise InputError(str(target), f"cannot write: {error.strerror}") from None
     say(f"deppy: exported {state.counts()} from {state.where}", err=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from deppy.cli.exit_codes import EXIT_INTERRUPTED, Terminated
 from deppy.cli.main import cli
 from deppy.observability import log_format_option
 
@@ -53,21 +54,28 @@ def controller_cmd(
 ) -> None:
     """Run the controller: Catalogs, ActiveResolutions, Inputs, Operators, resolvesets.
 
-    Apply `deppy manifests` first. Stops cleanly on SIGTERM; /healthz and /metrics (Prometheus)
-    answer on the health port while it runs.
+    Apply `deppy manifests` first. Stops cleanly on SIGTERM (exit 0) and Ctrl-C (exit 130);
+    /healthz and /metrics (Prometheus) answer on the health port while it runs.
     """
+    import signal
+
     from deppy.controller.runner import ControllerOptions, run
 
-    run(
-        ControllerOptions(
-            kubeconfig,
-            namespaces,
-            health_host,
-            health_port,
-            priority,
-            standalone,
-            peering=peering,
-            verbose=verbose,
-            log_format=log_format,
+    try:
+        stopped_by = run(
+            ControllerOptions(
+                kubeconfig,
+                namespaces,
+                health_host,
+                health_port,
+                priority,
+                standalone,
+                peering=peering,
+                verbose=verbose,
+                log_format=log_format,
+            )
         )
-    )
+    except Terminated:  # before kopf took the signals (it says which one stopped it otherwise)
+        return
+    if stopped_by == signal.SIGINT:  # kopf logged it and stopped cleanly; Ctrl-C's status
+        raise SystemExit(EXIT_INTERRUPTED)

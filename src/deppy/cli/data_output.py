@@ -1,13 +1,16 @@
 """Everything the CLI writes goes through here. Data for programs — JSON (indented, keys in the
 data's own order) or YAML, one place for every command's ``-o json|yaml``, and the other data
-formats (HTML, DOT, manifests) — is written exactly (:func:`dump`, :func:`emit`); text for
+formats (HTML, DOT, manifests) — is written exactly (:func:`dump`, :func:`emit`, or
+:func:`write_file` for a file named by an option); text for
 people (tables, explanations, warnings, notes) through :func:`say`, which makes every line
 printable (:mod:`deppy.terminal_text`: a name holding terminal control sequences is shown
 escaped, never obeyed). ``-q`` keeps warnings off stderr."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -34,6 +37,40 @@ def say(text: str, *, err: bool = False, nl: bool = True) -> None:
 def emit(text: str, *, nl: bool = True) -> None:
     """Data for a program (HTML, DOT, YAML manifests, an export) on stdout, exactly."""
     click.echo(text, nl=nl)
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all: into a temporary file beside it, renamed over it once
+    complete, so Ctrl-C, SIGTERM or a full disk never leaves half a file (nor the temporary
+    one), and a file that was there stays as it was. The file gets the mode the old one had
+    (else the umask's). A path that is no regular file (``/dev/stdout``, a FIFO) is written
+    directly: there is nothing to rename over."""
+    import stat
+    import tempfile
+
+    target = Path(os.path.realpath(path))  # a link is followed, not replaced by a file
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = stat.S_IFREG | (0o666 & ~_umask())
+    if not stat.S_ISREG(mode):
+        target.write_bytes(data)
+        return
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            os.fchmod(file.fileno(), stat.S_IMODE(mode))
+            file.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def dump(data: Any, output: str) -> None:

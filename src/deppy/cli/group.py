@@ -16,7 +16,13 @@ from typing import Any
 import click
 
 from deppy.cli.data_output import SETTINGS, say
-from deppy.cli.exit_codes import EXIT_INPUT_ERROR, reader_gone
+from deppy.cli.exit_codes import (
+    EXIT_INPUT_ERROR,
+    reader_gone,
+    restore_sigterm,
+    stopped,
+    terminate_as_interrupt,
+)
 from deppy.cli.quick import is_text
 from deppy.errors import DeppyError, excerpt, unusable_path
 
@@ -31,7 +37,8 @@ def _empty_value(arg: object) -> bool:
 
 
 class DeppyGroup(click.Group):
-    """Turns a ``DeppyError`` raised anywhere below into its one-line message and exit 2.
+    """Turns a ``DeppyError`` raised anywhere below into its one-line message and exit 2, and
+    Ctrl-C (or SIGTERM) into one line and exit 130 (143): see ``deppy.cli.exit_codes``.
 
     Subcommands are imported when first asked for (``deppy NAME`` imports ``NAME_command``):
     importing every command module on each run would make every command pay for the imports of
@@ -66,8 +73,11 @@ class DeppyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         SETTINGS.quiet = False  # each run starts loud (tests run many in one process)
         SETTINGS.warned = 0
+        previous = terminate_as_interrupt()
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt as stop:  # Ctrl-C or SIGTERM: one line, not click's "Aborted!"
+            ctx.exit(stopped(stop))
         except DeppyError as error:
             say(f"deppy: error: {error}", err=True)
             ctx.exit(EXIT_INPUT_ERROR)
@@ -79,6 +89,8 @@ class DeppyGroup(click.Group):
                 raise
             say(f"deppy: error: {unusable}", err=True)
             ctx.exit(EXIT_INPUT_ERROR)
+        finally:
+            restore_sigterm(previous)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:

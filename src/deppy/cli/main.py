@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from deppy.cli.exit_codes import EXIT_INPUT_ERROR, EXIT_UNRESOLVABLE, reader_gone
+from deppy.cli.exit_codes import EXIT_INPUT_ERROR, EXIT_UNRESOLVABLE, reader_gone, stopped
 
 TYPE_CHECKING = False  # typing's costs ~8 ms of a start-up that imports nothing else from it
 if TYPE_CHECKING:
@@ -43,14 +43,17 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     try:
-        from deppy.cli.quick import answer
+        try:
+            from deppy.cli.quick import answer
 
-        code = answer(sys.argv[1:])
-        if code is None:
-            from deppy.cli.group import cli
+            code = answer(sys.argv[1:])
+            if code is None:
+                from deppy.cli.group import cli
 
-            cli()
-        sys.stdout.flush()
+                cli()
+            sys.stdout.flush()
+        except KeyboardInterrupt as stop:  # Ctrl-C before or after click's part, or in `solve`
+            raise SystemExit(stopped(stop)) from None
     except BrokenPipeError:
         reader_gone()
     except SystemExit as done:

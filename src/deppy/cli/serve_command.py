@@ -11,6 +11,7 @@ import socket
 
 import click
 
+from deppy.cli.exit_codes import EXIT_INTERRUPTED, Terminated
 from deppy.cli.main import cli
 from deppy.errors import InputError
 from deppy.observability import configure, log_format_option
@@ -90,7 +91,7 @@ def serve_cmd(
 ) -> None:
     """Serve the resolver over HTTP: the API under /api/v1/ (OpenAPI at /openapi.json, docs at
     /docs), Prometheus metrics at /metrics and the web UI at /. Read-only; loopback only unless
-    --token-file is given.
+    --token-file is given. Stops cleanly on SIGTERM (exit 0) and Ctrl-C (exit 130).
     """
     token = read_token(token_file) if token_file else None
     metrics_token = (
@@ -112,12 +113,26 @@ def serve_cmd(
         reload_interval=reload_interval,
     )
     listener = listen(host, port)
+    configure(log_format)
+    log = logging.getLogger("deppy.service")
+    try:
+        _serve(config, listener, log)
+    except Terminated:  # asked to stop (kubelet, systemd, kill): a server's normal end
+        log.info("stopped (SIGTERM)")
+    except KeyboardInterrupt:  # Ctrl-C: the same clean stop, told as every command tells it
+        log.info("stopped (SIGINT)")
+        raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def _serve(config: ServiceConfig, listener: socket.socket, log: logging.Logger) -> None:
+    """Load the catalogs and serve until SIGINT or SIGTERM. uvicorn takes both while it runs:
+    it stops accepting, finishes the requests in flight and the app's shutdown, then raises
+    the signal again, which ends here as ``KeyboardInterrupt`` or ``Terminated`` (the group's
+    SIGTERM handler, which uvicorn put back)."""
     import uvicorn
 
     from deppy.service.app import create_app
 
-    configure(log_format)
-    log = logging.getLogger("deppy.service")
     log.info("loading catalogs …")
     app = create_app(config, report=lambda line: log.warning(_unprefixed(line)))
     log.info("serving on %s (API docs at /docs, metrics at /metrics)", url_of(listener))

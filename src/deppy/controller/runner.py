@@ -10,14 +10,15 @@ exactly one works.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deppy.cluster.kubeconfig import ADVICE, kube_configuration
 from deppy.errors import InputError
@@ -139,9 +140,9 @@ def fewer_malloc_arenas() -> None:
 _M_ARENA_MAX = -8  # glibc's malloc.h
 
 
-def run(options: ControllerOptions) -> None:
-    import asyncio
-
+def run(options: ControllerOptions) -> int | None:
+    """Run the controller until kopf stops it; returns the signal that stopped it (SIGINT or
+    SIGTERM, for the command's exit status), None when it stopped for another reason."""
     fewer_malloc_arenas()
 
     from deppy.controller.kube import Kube
@@ -156,8 +157,34 @@ def run(options: ControllerOptions) -> None:
         os.environ["KUBECONFIG"] = options.kubeconfig  # kopf's login reads it too
     runtime = Runtime(Kube(api_client(options.kubeconfig)), namespaces=options.namespaces)
     watch_takeovers(runtime)
-    with contextlib.suppress(asyncio.CancelledError):  # as kopf.run: a stop is not an error
-        asyncio.run(_operate(options, runtime))
+    loop = _SignalNotingLoop()
+    asyncio.set_event_loop(loop)  # as asyncio.run does (a Runner given a loop does not)
+    try:
+        # as kopf.run: a stop is no error
+        with (
+            contextlib.suppress(asyncio.CancelledError),
+            asyncio.Runner(loop_factory=lambda: loop) as runner,
+        ):
+            runner.run(_operate(options, runtime))
+    finally:
+        asyncio.set_event_loop(None)
+    return loop.stopped_by
+
+
+class _SignalNotingLoop(asyncio.SelectorEventLoop):
+    """An event loop that notes which of the signals it handles came first. kopf stops on
+    SIGINT and SIGTERM alike and says which only in its log; the command's exit status tells
+    them apart (0 for SIGTERM, the stop a supervisor asks for; 130 for Ctrl-C)."""
+
+    stopped_by: int | None = None
+
+    def add_signal_handler(self, sig: int, callback: Callable[..., object], *args: Any) -> None:
+        def noted(*given: Any) -> None:
+            if self.stopped_by is None:
+                self.stopped_by = sig
+            callback(*given)
+
+        super().add_signal_handler(sig, noted, *args)
 
 
 async def _operate(options: ControllerOptions, runtime: Runtime) -> None:

@@ -18,8 +18,9 @@ or a bare id string when the same variable was written earlier in the trace.
 from __future__ import annotations
 
 import datetime
+import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -155,19 +156,31 @@ def trace_file(path: str | Path, domain: Domain) -> Iterator[TraceWriter]:
     """A writer for ``path``; a path that cannot be written is the user's to fix (exit 2).
 
     When nothing was recorded (the request was refused before the pipeline ran), no empty
-    file is left behind.
+    file is left behind; nor half a trace when the command is interrupted (Ctrl-C, SIGTERM). A
+    trace of a run that failed is kept: it records the failure.
     """
     try:
         stream = open(path, "wb")  # noqa: SIM115 - closed below
     except OSError as error:
         raise InputError(f"--trace {path}", f"cannot write the trace: {error.strerror}") from None
     writer = TraceWriter(stream, domain)
+    interrupted = False
     try:
         with stream:
             yield writer
+    except KeyboardInterrupt:  # cut short: half a trace, which no one could replay
+        interrupted = True
+        raise
     finally:
-        if writer.records == 0:
-            Path(path).unlink(missing_ok=True)
+        if interrupted or writer.records == 0:
+            _remove_regular_file(Path(path))
+
+
+def _remove_regular_file(path: Path) -> None:
+    """Remove the trace file, if it is one: ``--trace /dev/stdout`` names no file to remove."""
+    with suppress(OSError):
+        if stat.S_ISREG(path.lstat().st_mode):
+            path.unlink()
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ import select
 import signal
 import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Final
 
@@ -54,9 +55,11 @@ def file_records(
     """The record of every file under ``root`` (relative paths ``rels``), in that order."""
     rels = list(rels)
     mine, theirs = _shares(root, rels, cache)
-    worker = _start_worker(root, theirs, cache, recorder) if theirs else None
+    worker = None
     records: dict[str, FileRecord] = {}
     try:
+        with _stops_held():
+            worker = _start_worker(root, theirs, cache, recorder) if theirs else None
         for rel in mine if worker is not None else rels:
             records[rel] = _record(root, rel, cache, recorder)
         if worker is not None:
@@ -199,6 +202,22 @@ Worker = tuple[int, int, IO[bytes]]
 """The worker's pid, the read end of its pipe, the file it writes its records to."""
 
 
+_STOPS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held (blocked) while the worker is forked and recorded. Python runs
+    its at-fork handlers in both processes, and a KeyboardInterrupt raised in one of them is
+    printed and dropped: a Ctrl-C in that moment was lost and the command went on to the end.
+    Held, it is taken when this ends, with the worker known (and stopped on the way out)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _start_worker(
     root: Path, rels: list[str], cache: ParsedCache | None, recorder: Recorder
 ) -> Worker | None:
@@ -218,6 +237,7 @@ def _start_worker(
         try:
             os.close(read_end)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
             # One pickler for every record: its memo keeps a value shared between files
             # (CSV metadata a package's bundles repeat) one object when read back.
             pickler = pickle.Pickler(output, protocol=pickle.HIGHEST_PROTOCOL)
