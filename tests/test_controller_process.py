@@ -1,5 +1,6 @@
-"""The controller as a process: a clean stop on SIGTERM and SIGINT, and two replicas of which only one works
-(kopf peering: the lower priority pauses while the higher one is alive, then takes over)."""
+"""The controller as a process: a clean stop on SIGTERM and SIGINT, and two replicas of which
+only one works (kopf peering: the lower priority pauses while the higher one is alive, then
+takes over)."""
 
 from __future__ import annotations
 
