@@ -15,7 +15,7 @@ import yaml
 
 from tests.conftest import shared_path
 from tests.olmv1_objects import TOPOLOGY
-from tests.registry import Registry, registry_for_tests, unpacked_configs
+from tests.registry import Registry, registry_for_tests, skopeo, unpacked_configs
 from tests.workflow_helpers import run
 
 COMMUNITY = f"{shared_path('catalogs', 'community-operators-prod-v4.18')}=community"
@@ -157,3 +157,42 @@ def test_an_unwritable_layout_directory_is_one_line(request_file: Path, tmp_path
     assert code == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("deppy: error:")
     assert blocked.read_text() == "not a directory"
+
+
+def test_text_output_says_what_was_pushed(registry: Registry, request_file: Path) -> None:
+    """The table alone once hid the push: no image, no digest, no ClusterCatalog (issue 40)."""
+    dest = f"docker://{registry.address}/deppy/said:t1"
+    code, out, err = run(
+        "resolve", "-f", str(request_file), "--catalog", COMMUNITY,
+        "--resolved-catalog", dest, "--tls-verify=false",
+    )  # fmt: skip
+    assert code == 0, err
+    inspected = registry.skopeo("inspect", f"docker://{registry.address}/deppy/said:t1")
+    digest = json.loads(inspected.stdout)["Digest"]
+    said = out.split("\n\n")[-1].splitlines()
+    assert said[0] == f"Resolved catalog pushed to {registry.address}/deppy/said:t1"
+    assert said[1].split() == ["digest:", digest]
+    assert said[2].split() == ["image:", f"{registry.address}/deppy/said@{digest}"]
+    assert said[3].split()[:2] == ["ClusterCatalog:", "deppy-topology"]
+    assert said[4].split() == ["bundles:", f"{PACKAGE}.v1.19.3"]
+
+
+def test_a_layout_with_two_images_is_written_and_named_by_tag(
+    request_file: Path, tmp_path: Path
+) -> None:
+    """skopeo refuses ``oci:DIR`` once the layout holds two images: the text and the hint name
+    the tag, and the hint's source is one skopeo copies."""
+    layout = tmp_path / "layout"
+    for tag in ("first", "second"):
+        code, out, err = run(
+            "resolve", "-f", str(request_file), "--catalog", COMMUNITY,
+            "--resolved-catalog", f"oci:{layout}:{tag}",
+        )  # fmt: skip
+        assert code == 0, err
+    assert f"Resolved catalog written to the OCI layout oci:{layout}:second\n" in out
+    (hint,) = [line for line in err.replace("\n  ", " ").splitlines() if "skopeo copy" in line]
+    source = hint.split("skopeo copy ")[1].split()[0]
+    assert source == f"oci:{layout}:second"
+    copied = skopeo("copy", source, f"oci:{tmp_path / 'copy'}:got")
+    assert copied.returncode == 0, copied.stderr
+    assert skopeo("inspect", f"oci:{layout}").returncode != 0  # what the tag is for

@@ -340,6 +340,10 @@ def resolve_cmd(
             facts=facts,
             olmv1=plan.summary() if plan is not None else None,
         )
+        if text and plan is not None and resolution.selection is not None:
+            published = plan.published_lines()  # --resolved-catalog: what went where
+            if published:
+                say("\n" + "\n".join(published))
         if text and os.environ.get("DEPPY_TIMING"):
             say(f"resolved in {elapsed * 1000:.1f} ms", err=True)
         raise SystemExit(exit_status(resolution, plan))

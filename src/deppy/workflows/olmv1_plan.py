@@ -245,6 +245,22 @@ class PublishedCatalog:
     bundles: frozenset[str]
     document: Mapping[str, Any] = field(compare=False)
     note: str | None = None  # what is left to do before OLM v1 can pull it
+    pushed: str | None = None  # where it went by name: HOST/REPO:TAG or oci:DIR:TAG (None: not now)
+
+    def lines(self) -> list[str]:
+        """What was published, for people (``resolve``'s text output): where, the digest, the
+        ClusterCatalog and the bundles it holds."""
+        where = self.pushed or self.image
+        verb = "written to the OCI layout" if where.startswith("oci:") else "pushed to"
+        if self.pushed is None:
+            verb = "already published at"
+        return [
+            f"Resolved catalog {verb} {where}",
+            f"  digest:         {self.image.rpartition('@')[2]}",
+            f"  image:          {self.image}",
+            f"  ClusterCatalog: {self.name} (the ClusterExtensions select it: -o clusterextensions)",
+            f"  bundles:        {', '.join(sorted(self.bundles))}",
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         found = {"clusterCatalog": self.name, "image": self.image, "bundles": sorted(self.bundles)}
@@ -270,6 +286,13 @@ class OLMv1Plan:
         if self.note:
             found["note"] = self.note
         return found
+
+    def published_lines(self) -> list[str]:
+        """The resolved catalog asked for, for people: what was published, or why nothing was
+        (empty when none was asked for)."""
+        if self.published is not None:
+            return self.published.lines()
+        return [f"Resolved catalog: none: {self.note}"] if self.note else []
 
     def documents(self) -> list[dict[str, Any]]:
         catalogs = [dict(self.published.document)] if self.published is not None else []

@@ -63,12 +63,17 @@ def publish_resolved(
     document = cluster_catalog_object(name, published.reference, labels=labels)
     note = None
     if isinstance(destination, LayoutDestination):
+        pushed = f"oci:{destination.directory}:{published.tag}"
+        # the tag named: skopeo refuses a layout that holds two images without it
         note = (
             f"{destination} is an OCI layout, which catalogd cannot pull: copy it to a registry "
-            f"(skopeo copy {destination.text} docker://HOST/REPO:{published.tag}) and set "
+            f"(skopeo copy {pushed} docker://HOST/REPO:{published.tag}) and set "
             f"ClusterCatalog {name}'s spec.source.image.ref to HOST/REPO@{published.digest}"
         )
-    return PublishedCatalog(name, published.reference, frozenset(found.bundles), document, note)
+    else:
+        pushed = f"{destination.registry}/{destination.repository}:{published.tag}"
+    bundles = frozenset(found.bundles)
+    return PublishedCatalog(name, published.reference, bundles, document, note, pushed)
 
 
 def cli_publisher(dest: str, catalogs: BundleSource, *, tls_verify: bool) -> Publisher:
