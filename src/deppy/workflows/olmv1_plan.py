@@ -258,7 +258,8 @@ class PublishedCatalog:
             f"Resolved catalog {verb} {where}",
             f"  digest:         {self.image.rpartition('@')[2]}",
             f"  image:          {self.image}",
-            f"  ClusterCatalog: {self.name} (the ClusterExtensions select it: -o clusterextensions)",
+            f"  ClusterCatalog: {self.name} (the ClusterExtensions select it: "
+            "-o clusterextensions)",
             f"  bundles:        {', '.join(sorted(self.bundles))}",
         ]
 
