@@ -529,3 +529,33 @@ def test_upgrades_stop_where_olm_v1_refuses_a_bundle_with_a_dependency(tmp_path:
     assert [step["version"] for step in report["path"]] == ["1.0.2"]
     assert report["refused"]["version"] == "1.1.0"
     assert report["refused"]["refusal"]["property"] == "olm.package.required"
+
+
+def test_upgrades_offer_resolves_ways_out_where_olm_v1_finds_no_bundle(tmp_path: Path) -> None:
+    """Two catalogs at one priority (issue 40): upgrades printed OLM v1's error, exited 0 and
+    offered nothing, while resolve offered a selector naming either catalog. The same ways out
+    now, and resolve's exit status; each way out, applied, gives an upgrade."""
+    a = catalog_dir(tmp_path, "a", "1.0.0", "1.1.0")
+    b = catalog_dir(tmp_path, "b", "1.0.0", "1.1.0")
+    file = write(tmp_path, extension(installed="1.0.0"))
+    resolved, out, _ = run("-f", file, "--catalog", a, "--catalog", b, "-o", "json")
+    offered = json.loads(out)["explanation"]["suggestions"]
+    code, out, _ = upgrades("-f", file, "--catalog", a, "--catalog", b, "-o", "json")
+    assert code == resolved == 1
+    (report,) = json.loads(out)
+    assert "multiple catalogs with the same priority [a b]" in report["error"]
+    assert report["suggestions"] == offered and len(offered) == 2
+    code, text, _ = upgrades("-f", file, "--catalog", a, "--catalog", b)
+    assert code == 1
+    assert "\n  try:\n" in text
+    for way in offered:
+        assert f"    - {way['text']}\n" in text
+        selector = way["change"]["value"]
+        chosen = extension(installed="1.0.0", selector=selector)
+        code, out, _ = upgrades(
+            "-f", write(tmp_path, chosen), "--catalog", a, "--catalog", b, "-o", "json"
+        )
+        assert code == 0
+        (moved,) = json.loads(out)
+        picked = selector["matchLabels"]["olm.operatorframework.io/metadata.name"]
+        assert moved["next"] == {"name": "pkg.v1.1.0", "version": "1.1.0", "catalog": picked}

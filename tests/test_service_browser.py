@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 
 from tests.chromium import ARTIFACTS, DOCS_IMAGES, chromium, needs_chromium
 from tests.conftest import free_port
@@ -33,10 +34,15 @@ FOR_THE_DOCS = {  # screenshot -> the name docs/service/index.md shows it under
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """``deppy serve`` over the community store, on a free loopback port, in this process."""
+    yield from serving(store_app())
+
+
+def serving(app: FastAPI) -> Iterator[str]:
+    """``app`` served on a free loopback port, in this process, until the generator ends."""
     import uvicorn
 
     port = free_port()
-    config = uvicorn.Config(store_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

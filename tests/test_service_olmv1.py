@@ -119,3 +119,32 @@ def test_an_olm_v1_way_out_applied_to_the_objects_resolves(api: TestClient) -> N
     wrong = {**ways[0]["change"], "extension": "nobody"}
     refused = api.post("/api/v1/olmv1/changed", json={"objects": text, "change": wrong})
     assert refused.status_code == 422 and refused.json()["field"] == "change.extension"
+
+
+def test_upgrades_offer_the_ways_out_the_cli_offers(tmp_path: Path) -> None:
+    """Two catalogs at one priority (issue 40): POST /api/v1/upgrades answers what deppy
+    upgrades -f -o json prints, OLM v1's error with the ways out resolve offers, and each
+    applied by POST /api/v1/olmv1/changed gives a ClusterExtension that upgrades."""
+    from tests.test_cli_olmv1 import catalog_dir, extension, write
+
+    specs = [catalog_dir(tmp_path, name, "1.0.0", "1.1.0") for name in ("a", "b")]
+    file = write(tmp_path, extension(installed="1.0.0"))
+    text = Path(file).read_text(encoding="utf-8")
+    code, expected, _ = run(
+        "upgrades", "-f", file, *(f"--catalog={s}" for s in specs), "-o", "json"
+    )
+    assert code == 1
+    with client(paths_app(*specs)) as api:
+        response = post_request(api, text, as_json=False, path="/api/v1/upgrades")
+        assert response.status_code == 200 and response.text == expected
+        (report,) = response.json()
+        assert len(report["suggestions"]) == 2
+        for way in report["suggestions"]:
+            edited = api.post(
+                "/api/v1/olmv1/changed", json={"objects": text, "change": way["change"]}
+            )
+            assert edited.status_code == 200, edited.text
+            moved = post_request(
+                api, edited.json()["objects"], as_json=False, path="/api/v1/upgrades"
+            )
+            assert moved.json()[0]["next"]["version"] == "1.1.0"

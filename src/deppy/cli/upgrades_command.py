@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from deppy.cli.data_output import say
+from deppy.cli.exit_codes import EXIT_UNRESOLVABLE
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import (
     catalog_options,
@@ -74,6 +75,9 @@ def upgrades_cmd(
 
     With --ocp-version/--kube-version, updates the cluster cannot run are marked and the path
     leads to the newest one it can run.
+
+    Exit 0 listed, 1 OLM v1 finds no bundle for a ClusterExtension (-f; with the ways out
+    deppy resolve offers), 2 bad input.
     """
     state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
     if extension_file is not None:
@@ -127,7 +131,7 @@ def _extension_upgrades(
     from deppy.workflows.catalog_loading import load_catalogs
     from deppy.workflows.olmv1 import extension_request, extension_request_on, olmv1_documents
     from deppy.workflows.olmv1_plan import RESOLVED_CATALOG_WAY_OUT
-    from deppy.workflows.olmv1_upgrades import extension_upgrades
+    from deppy.workflows.olmv1_upgrades import extension_upgrades, with_ways_out
 
     documents = olmv1_documents(path)
     if documents is None:
@@ -151,10 +155,11 @@ def _extension_upgrades(
         source, notes = read.catalogs, found.warnings + read.warnings
     for note in notes:
         warn(note)
-    reports = extension_upgrades(source, request)
+    reports = with_ways_out(source, request, extension_upgrades(source, request))
+    status = EXIT_UNRESOLVABLE if any(r.error is not None for r in reports) else 0  # as resolve
     if output != "text":
         dump([r.as_dict() for r in reports], output)
-        return 0
+        return status
     if not reports:
         say("no ClusterExtension has an installed bundle (status.install.bundle)")
     for n, report in enumerate(reports):
@@ -166,6 +171,10 @@ def _extension_upgrades(
         )
         if report.error is not None:
             say(f"  OLM v1 finds no bundle: {report.error}")
+            if report.ways_out:
+                say("  try:")
+            for way in report.ways_out:
+                say(f"    - {way.text}")
         elif report.next is None and report.refusal is None:
             say("  up to date: OLM v1 keeps it")
         elif report.next is not None:
@@ -184,7 +193,7 @@ def _extension_upgrades(
                 f"{report.refusal.message}"
             )
             say(f"  way out: {RESOLVED_CATALOG_WAY_OUT}")
-    return 0
+    return status
 
 
 def _report_lines(report: UpgradeReport) -> list[str]:

@@ -3,7 +3,8 @@ explanation's way out applied to the objects it was found for.
 
 ``POST /api/v1/upgrades`` takes ClusterExtension (and ClusterCatalog) objects, as ``POST
 /resolve`` does, and answers what ``deppy upgrades -f FILE -o json`` prints: where OLM v1 moves
-each installed extension next, and the path over reconciliations. ``POST
+each installed extension next, and the path over reconciliations; where OLM v1 finds no
+bundle, the ways out ``resolve`` offers (``suggestions``, as the CLI's). ``POST
 /api/v1/olmv1/changed`` takes ``{"objects": YAML, "change": {...}}`` and answers ``{"objects":
 YAML}`` with the change made — the web UI's "Try this" for OLM v1 ways out, which edit an
 object's field rather than a form's row.
@@ -24,7 +25,7 @@ from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.workflows.olmv1 import catalog_priorities, olmv1_documents_of
 from deppy.workflows.olmv1_changes import apply_olmv1_change
-from deppy.workflows.olmv1_upgrades import extension_upgrades
+from deppy.workflows.olmv1_upgrades import extension_upgrades, with_ways_out
 
 router = APIRouter(prefix="/api/v1", tags=["resolve"])
 
@@ -34,7 +35,10 @@ router = APIRouter(prefix="/api/v1", tags=["resolve"])
     summary="Where OLM v1 moves installed ClusterExtensions (= deppy upgrades -f FILE -o json)",
     openapi_extra={"requestBody": RESOLVE_BODY},
     responses={
-        200: {"description": "One report per ClusterExtension with status.install.bundle"},
+        200: {
+            "description": "One report per ClusterExtension with status.install.bundle; "
+            "where OLM v1 finds no bundle (error), the ways out (suggestions) resolve offers"
+        },
         **problems(400, 413, 415, 422, 503),
     },
 )
@@ -54,7 +58,11 @@ async def extension_upgrades_endpoint(request: Request) -> Response:
                 fix="send installed ClusterExtensions (apiVersion: olm.operatorframework.io/v1); "
                 "GET /api/v1/upgrades?installed=… takes deppy's installed bundles",
             )
-        reports = service.gate.run(lambda _left: extension_upgrades(loaded.source, asked))
+        reports = service.gate.run(
+            lambda left: with_ways_out(
+                loaded.source, asked, extension_upgrades(loaded.source, asked), timeout=left
+            )
+        )
     return cli_json([r.as_dict() for r in reports])
 
 

@@ -13,6 +13,7 @@ stays where it is, retrying, with OLM v1's message.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,9 +21,12 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
 from deppy.catalog.olmv1_validation import Refusal, refusal_of
 from deppy.catalog.semver.release import version_release_key
+from deppy.explain.model import Suggestion
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.olmv1_rules import extension_outcome
 from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
+from deppy.solver import SolveTimeout
+from deppy.workflows.resolve import resolve_with_options
 
 MAX_STEPS = 100  # a cycle of edges ends the walk; no real channel is longer
 
@@ -42,6 +46,8 @@ class ExtensionUpgrade:
     # the bundle OLM v1 chooses next and refuses (the walk stops before it), and why
     refused: Bundle | None = None
     refusal: Refusal | None = None
+    # where OLM v1 finds no bundle: the ways out ``deppy resolve`` offers (``with_ways_out``)
+    ways_out: tuple[Suggestion, ...] = ()
 
     @property
     def next(self) -> Bundle | None:
@@ -60,6 +66,7 @@ class ExtensionUpgrade:
             "refused": None
             if self.refused is None or self.refusal is None
             else {**_bundle(self.refused), "refusal": self.refusal.as_dict()},
+            "suggestions": [{"text": s.text, "change": s.change} for s in self.ways_out],
         }
 
 
@@ -120,4 +127,50 @@ def extension_upgrades(
     return reports
 
 
-__all__ = ["ExtensionUpgrade", "extension_upgrades"]
+def with_ways_out(
+    catalogs: BundleSource,
+    request: ResolutionRequest,
+    reports: list[ExtensionUpgrade],
+    *,
+    timeout: float | None = None,
+) -> list[ExtensionUpgrade]:
+    """``reports``, each where OLM v1 finds no bundle with the ways out ``deppy resolve``
+    offers for its ClusterExtension: the same resolution (``resolve_with_options``), asked
+    about that extension alone, so each way out is one that resolve has seen work (a selector
+    naming one of two catalogs at one priority, another version). ``timeout`` bounds them all."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    asked = {r.extension.name: r for r in request.required if r.extension is not None}
+    found = []
+    for report in reports:
+        requirement = asked.get(report.extension)
+        left = None if deadline is None else deadline - time.monotonic()
+        if report.error is None or requirement is None or (left is not None and left <= 0):
+            found.append(report)
+            continue
+        try:
+            resolution = resolve_with_options(
+                catalogs, replace(request, required=(requirement,)), timeout=left,
+                pipeline=None, trace=None,
+            )  # fmt: skip
+        except SolveTimeout:
+            found.append(report)
+            continue
+        explanation = resolution.explanation
+        ways = explanation.suggestions if explanation is not None else ()
+        position = request.required.index(requirement)
+        found.append(replace(report, ways_out=tuple(_renumbered(w, position) for w in ways)))
+    return found
+
+
+_OF_A_REQUIREMENT = {"replace-requirement", "drop-requirement", "change-extension", "new-extension"}
+
+
+def _renumbered(way: Suggestion, position: int) -> Suggestion:
+    """A way out found for one extension asked alone, its ``index`` made the extension's
+    place among all of the request's (what a program applying it to the file counts)."""
+    if way.change.get("kind") not in _OF_A_REQUIREMENT or "index" not in way.change:
+        return way
+    return replace(way, change={**way.change, "index": position})
+
+
+__all__ = ["ExtensionUpgrade", "extension_upgrades", "with_ways_out"]

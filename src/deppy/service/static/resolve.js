@@ -11,7 +11,7 @@ const FIELDS = {
 };
 const APPLICABLE = new Set(["replace-requirement", "drop-requirement", "drop-installed", "lift-exclusion", "set-cluster", "add-source"]);
 // OLM v1 ways out edit the pasted objects; the service makes the edit (it reads YAML).
-const OLMV1_CHANGES = new Set(["change-extension", "new-extension", "change-catalog"]);
+export const OLMV1_CHANGES = new Set(["change-extension", "new-extension", "change-catalog"]);
 
 async function tryOlmv1Change(state, change, item) {
   try {

@@ -1,7 +1,8 @@
 // Updates of installed bundles: in their channel, and only by switching channel. OLM v1 mode:
 // installed ClusterExtensions pasted as YAML, and where OLM v1 moves each under its policy.
-import { get, postText } from "./api.js";
+import { get, post, postText } from "./api.js";
 import { bundleHref, h, link, pkgHref, problemBox, table, tag } from "./dom.js";
+import { OLMV1_CHANGES } from "./resolve.js";
 
 function channelBlock(report, found, title) {
   const newest = found.newest;
@@ -83,7 +84,10 @@ async function extensionReports(text) {
       const card = h("div", { class: "card extension-upgrade" },
         h("h3", {}, `ClusterExtension ${r.extension}: `, link(pkgHref(r.package), r.package), ` ${r.installed.version}`),
         h("div", {}, `Installed ${r.installed.name}; upgradeConstraintPolicy ${r.policy}`));
-      if (r.error) card.append(h("div", {}, tag("OLM v1 finds no bundle", "bad"), ` ${r.error}`));
+      if (r.error) {
+        card.append(h("div", {}, tag("OLM v1 finds no bundle", "bad"), ` ${r.error}`));
+        if (r.suggestions.length) card.append(waysOut(text, r.suggestions));
+      }
       else if (!r.next) card.append(h("div", {}, tag("up to date", "good"), " OLM v1 keeps it"));
       else {
         card.append(h("div", {}, "Next: ", link(bundleHref(r.next.catalog, r.package, r.next.name), r.next.version),
@@ -98,4 +102,27 @@ async function extensionReports(text) {
     parts.push(problemBox(error));
   }
   return parts;
+}
+
+// The ways out `deppy resolve` offers where OLM v1 finds no bundle, each a button that edits the
+// pasted objects (the service makes the edit) and shows the upgrades again.
+function waysOut(text, suggestions) {
+  return h("div", { class: "ways-out" }, h("strong", {}, "What would make it work"),
+    h("ul", { class: "suggestions" }, suggestions.map((s) => {
+      const item = h("li", {}, s.text);
+      if (OLMV1_CHANGES.has(s.change.kind)) {
+        item.append(h("button", { type: "button", class: "small suggestion", "data-kind": s.change.kind,
+          onclick: () => tryChange(text, s.change, item) }, "Try this"));
+      }
+      return item;
+    })));
+}
+
+async function tryChange(text, change, item) {
+  try {
+    const edited = await post("/olmv1/changed", { objects: text, change });
+    location.hash = `#/upgrades?${new URLSearchParams({ clusterExtensions: edited.objects })}`;
+  } catch (error) {
+    item.append(problemBox(error));
+  }
 }
