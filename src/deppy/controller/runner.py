@@ -18,7 +18,7 @@ import os
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVarTuple
 
 from deppy.cluster.kubeconfig import ADVICE, kube_configuration
 from deppy.errors import InputError
@@ -138,6 +138,7 @@ def fewer_malloc_arenas() -> None:
 
 
 _M_ARENA_MAX = -8  # glibc's malloc.h
+_Ts = TypeVarTuple("_Ts")
 
 
 def run(options: ControllerOptions) -> int | None:
@@ -178,8 +179,8 @@ class _SignalNotingLoop(asyncio.SelectorEventLoop):
 
     stopped_by: int | None = None
 
-    def add_signal_handler(self, sig: int, callback: Callable[..., object], *args: Any) -> None:
-        def noted(*given: Any) -> None:
+    def add_signal_handler(self, sig: int, callback: Callable[[*_Ts], object], *args: *_Ts) -> None:
+        def noted(*given: *_Ts) -> None:
             if self.stopped_by is None:
                 self.stopped_by = sig
             callback(*given)
