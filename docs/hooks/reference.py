@@ -12,6 +12,7 @@ command registered with the lazy ``deppy`` group first: ``on_config`` does that.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
@@ -73,10 +74,20 @@ def openapi_document() -> dict[str, Any]:
     from deppy.service.app import create_app
     from deppy.service.config import ServiceConfig
 
-    with tempfile.TemporaryDirectory() as home:
-        catalogs = (parse_catalog(f"{EXAMPLE_CATALOG}=example"),)
-        config = ServiceConfig(catalogs=catalogs, reload_interval=0, store=Path(home))
-        return create_app(config).openapi()
+    # No parsed-catalog cache: its writer runs in a process of its own, which could still be
+    # writing into the temporary home while the directory is removed (seen under load).
+    cache_switch = os.environ.get("DEPPY_CACHE")
+    os.environ["DEPPY_CACHE"] = "off"
+    try:
+        with tempfile.TemporaryDirectory() as home:
+            catalogs = (parse_catalog(f"{EXAMPLE_CATALOG}=example"),)
+            config = ServiceConfig(catalogs=catalogs, reload_interval=0, store=Path(home))
+            return create_app(config).openapi()
+    finally:
+        if cache_switch is None:
+            del os.environ["DEPPY_CACHE"]
+        else:
+            os.environ["DEPPY_CACHE"] = cache_switch
 
 
 def http_api() -> str:
