@@ -309,6 +309,38 @@ def history(conn: sqlite3.Connection, name: str) -> list[tuple[int, int]]:
     return sorted(found)
 
 
+# Which state of the stored catalogs a reader saw: a counter every change (add, refresh, remove,
+# prune) bumps in its own transaction. A running ``deppy serve`` compares it to decide whether to
+# reload; the store's files are no guide, as a read also touches them (the -wal and -shm files
+# come and go as readers open and close). Created by the first write that needs it, so a store
+# of this schema version written before it existed stays readable (its counter reads as 0).
+_GENERATION_TABLE = (
+    "CREATE TABLE IF NOT EXISTS store_generation ("
+    "id INTEGER PRIMARY KEY CHECK (id = 0), value INTEGER NOT NULL)"
+)
+
+
+def bump_generation(conn: sqlite3.Connection) -> None:
+    """Count one change of the stored catalogs; inside the writer's transaction."""
+    conn.execute(_GENERATION_TABLE)
+    conn.execute(
+        "INSERT INTO store_generation VALUES (0, 1) "
+        "ON CONFLICT (id) DO UPDATE SET value = value + 1"
+    )
+
+
+def generation(conn: sqlite3.Connection) -> tuple[object, ...]:
+    """The state of the stored catalogs, equal across two reads only if nothing was changed in
+    between: the counter, and each catalog row's id, name and time (which also catches a
+    change by a deppy from before the counter)."""
+    try:
+        row = conn.execute("SELECT value FROM store_generation").fetchone()
+    except sqlite3.OperationalError:  # no such table: no deppy with the counter wrote yet
+        row = None
+    rows = conn.execute("SELECT id, name, updated FROM catalog ORDER BY id").fetchall()
+    return (0 if row is None else int(row[0]), *(tuple(r) for r in rows))
+
+
 def unknown_catalog(conn: sqlite3.Connection, name: str) -> InputError:
     names = [s.name for s in sorted(summaries(conn), key=lambda s: s.name)]
     return InputError(

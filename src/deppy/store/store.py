@@ -24,6 +24,7 @@ from deppy.store.materialise import materialise
 from deppy.store.migration import upgraded_reader, upgraded_writer
 from deppy.store.schema import (
     HISTORY_MARK,
+    generation,
     history,
     open_for_reading,
     open_for_writing,
@@ -80,6 +81,19 @@ class Store:
         finally:
             conn.close()
         return found[0] if found else None
+
+    def generation(self) -> tuple[object, ...] | None:
+        """Which state of the stored catalogs there is now (None: nothing stored): it changes
+        with each add, refresh, remove or prune, never with a read. One small query, cheap
+        enough to ask every few seconds (``deppy serve`` does, to know when to reload)."""
+        conn = self._reader()
+        if conn is None:
+            return None
+        try:
+            with translated_errors(self.path):
+                return generation(conn)
+        finally:
+            conn.close()
 
     def history(self, name: str) -> builtins.list[StoredCatalog]:
         """The catalog ``name`` as stored now, then its earlier contents, most recent first

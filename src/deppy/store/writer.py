@@ -24,6 +24,7 @@ from deppy.store.codec import encode_bundle, encode_others, encode_package, enco
 from deppy.store.schema import (
     CATALOG_TABLES,
     HISTORY_MARK,
+    bump_generation,
     history,
     rollback,
     summaries,
@@ -140,6 +141,7 @@ def write(
         if existing is not None:
             _keep_or_delete(conn, summary.name, existing, keep)
         _insert(conn, prepared)
+        bump_generation(conn)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
@@ -240,6 +242,7 @@ def remove(conn: sqlite3.Connection, name: str) -> StoredCatalog:
         for _, earlier in history(conn, name):  # its earlier contents go with it
             _delete_rows(conn, earlier)
         _delete_rows(conn, catalog_id)
+        bump_generation(conn)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
@@ -257,6 +260,7 @@ def prune(conn: sqlite3.Connection, name: str, keep: int) -> int:
         old = [catalog_id for number, catalog_id in history(conn, name) if number > keep]
         for catalog_id in old:
             _delete_rows(conn, catalog_id)
+        bump_generation(conn)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
