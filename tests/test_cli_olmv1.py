@@ -529,3 +529,34 @@ def test_upgrades_stop_where_olm_v1_refuses_a_bundle_with_a_dependency(tmp_path:
     assert [step["version"] for step in report["path"]] == ["1.0.2"]
     assert report["refused"]["version"] == "1.1.0"
     assert report["refused"]["refusal"]["property"] == "olm.package.required"
+
+
+BAD_METADATA = {
+    "annotations a string": ("{name: x, annotations: oops}", "metadata.annotations"),
+    "annotations a number": ("{name: x, annotations: 7}", "metadata.annotations"),
+    "annotations a list": ("{name: x, annotations: [a, b]}", "metadata.annotations"),
+    "a label a list": ("{name: x, labels: {team: [a]}}", "metadata.labels.team"),
+    "metadata null": ("null", "metadata"),
+}
+
+
+@pytest.mark.parametrize("output", ["text", "json", "yaml", "clusterextensions"])
+@pytest.mark.parametrize("metadata", BAD_METADATA, ids=list(BAD_METADATA))
+def test_bad_metadata_is_one_line_on_every_output_format(
+    tmp_path: Path, metadata: str, output: str
+) -> None:
+    """Issue 39: -o json answered, -o clusterextensions (which copies the annotations) was a
+    traceback; the document is refused where it is read, whatever the output."""
+    text, field = BAD_METADATA[metadata]
+    file = tmp_path / "ce.yaml"
+    file.write_text(
+        "apiVersion: olm.operatorframework.io/v1\nkind: ClusterExtension\n"
+        f"metadata: {text}\nspec:\n  namespace: ns\n  serviceAccount: {{name: sa}}\n"
+        "  source: {sourceType: Catalog, catalog: {packageName: pkg}}\n"
+    )
+    code, out, err = run(
+        "-f", str(file), "--catalog", catalog_dir(tmp_path, "c", "1.0.0"), "-o", output
+    )
+    assert code == 2, (out, err)
+    assert f": {field}: " in err and err.startswith("deppy: error: ")
+    assert len(err.splitlines()) == 1 and "Traceback" not in err

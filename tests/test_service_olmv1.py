@@ -119,3 +119,28 @@ def test_an_olm_v1_way_out_applied_to_the_objects_resolves(api: TestClient) -> N
     wrong = {**ways[0]["change"], "extension": "nobody"}
     refused = api.post("/api/v1/olmv1/changed", json={"objects": text, "change": wrong})
     assert refused.status_code == 422 and refused.json()["field"] == "change.extension"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/resolve", "/api/v1/resolve/graph", "/api/v1/resolve/clusterextensions",
+     "/api/v1/upgrades"],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    ("metadata", "field"),
+    [
+        ("{name: observability, annotations: oops}", "metadata.annotations"),
+        ("{name: observability, annotations: [1, 2]}", "metadata.annotations"),
+        ("{name: observability, annotations: 3}", "metadata.annotations"),
+        ("null", "metadata"),
+    ],
+)
+def test_bad_metadata_is_a_422_naming_the_field_on_every_route(
+    api: TestClient, path: str, metadata: str, field: str
+) -> None:
+    """Issue 39: /resolve/clusterextensions answered 500 for annotations that are no mapping."""
+    text = INSTALLED.replace("metadata: {name: observability}", f"metadata: {metadata}")
+    response = post_request(api, text, as_json=False, path=path)
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["field"].endswith(f": {field}")
