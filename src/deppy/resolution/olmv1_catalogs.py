@@ -61,7 +61,9 @@ def string_map(value: Any, where: str) -> dict[str, str]:
     return found
 
 
-def metadata_of(data: Mapping[str, Any], where: str, *, required: bool = False) -> Mapping[str, Any]:
+def metadata_of(
+    data: Mapping[str, Any], where: str, *, required: bool = False
+) -> Mapping[str, Any]:
     """An object's ``metadata``: a mapping (``metadata: null`` is refused, as the API server
     refuses it), its labels and annotations checked by :func:`string_map`."""
     at = field_at(where, "metadata")
@@ -134,7 +136,9 @@ def catalog_from_object(data: Mapping[str, Any], where: str) -> ClusterCatalogFa
     metadata = metadata_of(data, where, required=True)
     name = string_field(metadata.get("name"), field_at(where, "metadata.name"), required=True)
     assert name is not None
-    pairs = tuple(sorted(string_map(metadata.get("labels"), field_at(where, "metadata.labels"))))
+    pairs = tuple(
+        sorted(string_map(metadata.get("labels"), field_at(where, "metadata.labels")).items())
+    )
     spec = mapping_field(data.get("spec"), field_at(where, "spec"))
     priority = checked_priority(spec.get("priority", 0), field_at(where, "spec.priority"))
     mode = spec.get("availabilityMode", "Available")
