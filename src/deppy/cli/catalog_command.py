@@ -273,12 +273,7 @@ def _check_name(name: str) -> None:
 def _stored(store: Store, name: str) -> StoredCatalog:
     found = store.find(name)
     if found is None:
-        names = [c.name for c in store.list()]
-        raise InputError(
-            f"catalog {name!r}",
-            "no stored catalog has this name",
-            f"stored catalogs: {', '.join(sorted(names))}" if names else "the store is empty",
-        )
+        raise store.missing(name)
     return found
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Final
@@ -342,9 +342,34 @@ def generation(conn: sqlite3.Connection) -> tuple[object, ...]:
 
 
 def unknown_catalog(conn: sqlite3.Connection, name: str) -> InputError:
-    names = [s.name for s in sorted(summaries(conn), key=lambda s: s.name)]
+    stored = [str(row[0]) for row in conn.execute("SELECT name FROM catalog")]
+    return missing_catalog(name, stored)
+
+
+def is_history_name(name: str) -> bool:
+    """Whether ``name`` asks for a catalog's earlier contents: ``NAME@N``, N a number."""
+    base, mark, number = name.partition(HISTORY_MARK)
+    return bool(base and mark and number.isdigit())
+
+
+def missing_catalog(name: str, stored: Iterable[str]) -> InputError:
+    """The one error for a catalog name no stored catalog answers to, whichever command was
+    given it (``--catalog``, ``--source``, ``catalog diff``, ``catalog history``…): for
+    ``NAME@N``, which earlier contents of NAME are kept; otherwise the stored catalogs.
+    ``stored``: every stored name, earlier contents included."""
+    names = sorted(set(stored))
+    base = base_name(name)
+    if is_history_name(name) and base in names:
+        kept = [n for n in names if n != base and base_name(n) == base]
+        return InputError(
+            f"catalog {name!r}",
+            f"no earlier contents of {base} has this number",
+            (f"kept: {', '.join(kept)}" if kept else f"{base} has no earlier contents kept")
+            + f" (deppy catalog history {base})",
+        )
+    current = [n for n in names if HISTORY_MARK not in n]
     return InputError(
         f"catalog {name!r}",
         "no stored catalog has this name",
-        f"stored catalogs: {', '.join(names)}" if names else "the store is empty",
+        f"stored catalogs: {', '.join(current)}" if current else "the store is empty",
     )

@@ -24,12 +24,16 @@ from deppy.store.materialise import materialise
 from deppy.store.migration import upgraded_reader, upgraded_writer
 from deppy.store.schema import (
     HISTORY_MARK,
+    base_name,
     generation,
     history,
+    is_history_name,
+    missing_catalog,
     open_for_reading,
     open_for_writing,
     summaries,
     translated_errors,
+    unknown_catalog,
 )
 from deppy.store.source import Snapshot, StoreSource
 from deppy.store.summary import StoredCatalog
@@ -94,6 +98,13 @@ class Store:
                 return generation(conn)
         finally:
             conn.close()
+
+    def missing(self, name: str) -> InputError:
+        """The error for a catalog name no stored catalog answers to, in the words every
+        command uses (:func:`deppy.store.schema.missing_catalog`)."""
+        base = base_name(name)
+        kept = self.history(base) if is_history_name(name) else []
+        return missing_catalog(name, [c.name for c in [*self.list(), *kept]])
 
     def history(self, name: str) -> builtins.list[StoredCatalog]:
         """The catalog ``name`` as stored now, then its earlier contents, most recent first
@@ -167,21 +178,17 @@ class Store:
     def problems(self, name: str) -> tuple[LoadProblem, ...]:
         """The invalid objects skipped when the catalog was added or last refreshed."""
         conn = self._reader()
-        row = None
-        if conn is not None:
-            try:
-                with translated_errors(self.path):
-                    row = conn.execute(
-                        "SELECT problem_list FROM catalog WHERE name = ?", (name,)
-                    ).fetchone()
-            finally:
-                conn.close()
-        if row is None:
-            raise InputError(
-                f"catalog {name!r}",
-                "no stored catalog has this name",
-                "see 'deppy catalog list', or give a catalog directory",
-            )
+        if conn is None:
+            raise _empty(name)
+        try:
+            with translated_errors(self.path):
+                row = conn.execute(
+                    "SELECT problem_list FROM catalog WHERE name = ?", (name,)
+                ).fetchone()
+                if row is None:
+                    raise unknown_catalog(conn, name)
+        finally:
+            conn.close()
         return decode_problems(row[0])
 
     # -- writing -----------------------------------------------------------------------------

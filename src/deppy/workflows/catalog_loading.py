@@ -124,6 +124,9 @@ def _load_catalogs(
                 "using the embedded example catalog"
             )
     stored_names = [s.path for s in specs if _stored_name(s, store)]
+    for spec in specs:
+        if spec.path not in stored_names:
+            _no_missing_history(spec, store)
     if stored_names and len(stored_names) == len(specs):
         from deppy.store import Store
 
@@ -230,6 +233,18 @@ def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
     from deppy.store import Store
 
     return Store(store).find(spec.path) is not None
+
+
+def _no_missing_history(spec: CatalogSpec, store: Path | None) -> None:
+    """A ``--catalog NAME@N`` that is no path and no kept earlier contents is the store's one
+    error for it (as ``catalog diff`` and ``--source`` say it), not "catalog not found"."""
+    from deppy.store.schema import is_history_name
+
+    if spec.name is not None or not is_history_name(spec.path) or Path(spec.path).exists():
+        return
+    from deppy.store import Store
+
+    raise Store(store).missing(spec.path)
 
 
 def _report_stored(store: Store, report: Report, names: Sequence[str]) -> None:
