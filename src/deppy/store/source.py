@@ -315,7 +315,7 @@ class StoreSource:
         everything = [c.name for c in self._snapshot.catalogs]
         for name in names:
             if name not in self._stored and not (is_history_name(name) and name in everything):
-                _unknown(name, everything)
+                _unknown(name, everything if is_history_name(name) else self._stored)
         return StoreSource(self._snapshot, [self._stored.get(name, name) for name in names])
 
     # -- lookups -----------------------------------------------------------------------------
