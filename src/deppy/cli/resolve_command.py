@@ -38,7 +38,12 @@ from deppy.resolution.request_parsing import (
     parse_require,
 )
 from deppy.solver import SolveTimeout
-from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
+from deppy.workflows.catalog_loading import (
+    catalogs_used,
+    load_catalogs,
+    only_stored_names,
+    problem_notes,
+)
 from deppy.workflows.olmv1 import (
     extension_request,
     extension_request_on,
@@ -253,7 +258,9 @@ def resolve_cmd(
                 request = replace(request, sources=tuple(dict.fromkeys([*named, *request.sources])))
                 catalog_specs = []
             with spinner("loading catalogs…"):
-                catalog_set = load_catalogs(catalog_specs, report=report, sources=request.sources)
+                catalog_set = load_catalogs(
+                    catalog_specs, report=report, sources=request.sources, problems_later=True
+                )
             if documents is not None and not catalog_specs:  # the stored catalogs, as they are
                 olm = extension_request_on(documents, str(request_file), catalog_set)
                 request = replace(request, required=olm.request.required + request.required)
@@ -299,6 +306,9 @@ def resolve_cmd(
         except SolveTimeout:
             raise deadline.error() from None
         elapsed = time.perf_counter() - started
+        notes = notes + tuple(
+            problem_notes(catalog_set, catalogs_used(resolution, request, catalog_set))
+        )
         if notes:
             resolution = replace(
                 resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))

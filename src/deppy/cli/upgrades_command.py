@@ -24,6 +24,7 @@ from deppy.cli.workflow_options import (
 )
 from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
+from deppy.workflows.catalog_loading import problem_notes
 from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 
 if TYPE_CHECKING:
@@ -84,7 +85,9 @@ def upgrades_cmd(
     if state is None:
         if not specs:
             raise click.UsageError("give --installed SPEC, or a cluster (--cluster/--kubeconfig)")
-        source = catalog_source(catalogs, quiet=output != "text", sources=sources)
+        source = catalog_source(
+            catalogs, quiet=output != "text", sources=sources, problems_later=True
+        )
     else:
         from deppy.resolution.request import ResolutionRequest
         from deppy.resolution.request_parsing import parse_catalog
@@ -107,7 +110,12 @@ def upgrades_cmd(
         if sources:
             source = source.restricted(list(sources))
     reports, warnings = upgrade_reports(source, specs, cluster)
-    for warning in dict.fromkeys([*notes, *warnings]):
+    used = (  # a cluster's catalogs said their problems as they were read
+        problem_notes(source, (c for s in specs for c in source.catalogs_with(s.package)))
+        if state is None
+        else []
+    )
+    for warning in dict.fromkeys([*notes, *warnings, *used]):
         warn(warning)
     if output != "text":
         dump([r.as_dict() for r in reports], output)

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from deppy.catalog.catalog_set import BundleSource, find_deprecation
-from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, Package
+from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, LoadProblem, Package
 from deppy.catalog.search_index import PackageCard, SearchRow
 from deppy.errors import InputError
-from deppy.store.codec import decode_bundle, decode_package
+from deppy.store.codec import decode_bundle, decode_package, decode_problems
 from deppy.store.schema import (
     HISTORY_MARK,
     base_name,
@@ -317,6 +317,18 @@ class StoreSource:
             if name not in self._stored and not (is_history_name(name) and name in everything):
                 _unknown(name, everything if is_history_name(name) else self._stored)
         return StoreSource(self._snapshot, [self._stored.get(name, name) for name in names])
+
+    def problems_of(self, catalog: str) -> tuple[tuple[LoadProblem, ...], str]:
+        """The load problems kept with ``catalog`` and where ``deppy catalog problems`` finds
+        them: the stored name, or the directory of a parsed-catalog cache entry."""
+        found = self._ids.get(catalog)
+        if found is None:
+            return (), catalog
+        (row,) = self._snapshot._query(
+            "SELECT problem_list, path FROM catalog WHERE id = ?", (found,)
+        )
+        where = str(row[1]) if self._snapshot.immutable else catalog
+        return decode_problems(row[0]), where
 
     # -- lookups -----------------------------------------------------------------------------
     def _ranked(self, found: list[tuple[int, Bundle]]) -> list[Bundle]:
