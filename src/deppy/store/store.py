@@ -197,14 +197,25 @@ class Store:
     ) -> StoredCatalog:
         """Store a loaded catalog under its name; a name already stored is an error.
         ``references``: a parsed-catalog cache entry's store (``codec``), never a user's."""
-        return self._write(catalog, replace=False, progress=progress, references=references)
+        stored = self._write(catalog, replace=False, progress=progress, references=references)
+        assert stored is not None
+        return stored
 
     def replace(
         self, catalog: Catalog, *, progress: Progress | None = None, keep: int = 0
     ) -> StoredCatalog:
         """Swap a stored catalog for a fresh load of it, in one transaction, keeping the
         ``keep`` most recent earlier contents (the one swapped out becomes ``NAME@1``)."""
-        return self._write(catalog, replace=True, progress=progress, keep=keep)
+        stored = self._write(catalog, replace=True, progress=progress, keep=keep)
+        assert stored is not None
+        return stored
+
+    def refresh(
+        self, catalog: Catalog, *, progress: Progress | None = None, keep: int = 0
+    ) -> StoredCatalog | None:
+        """:meth:`replace`, unless the fresh load holds exactly what is stored: then nothing
+        is written (no earlier contents equal to the catalog) and the answer is None."""
+        return self._write(catalog, replace=True, progress=progress, keep=keep, unchanged=True)
 
     def prune_history(self, name: str, keep: int) -> int:
         """Drop the earlier contents of ``name`` beyond the ``keep`` most recent (never the
@@ -243,7 +254,8 @@ class Store:
         progress: Progress | None,
         keep: int = 0,
         references: bool = False,
-    ) -> StoredCatalog:
+        unchanged: bool = False,
+    ) -> StoredCatalog | None:
         from deppy.store.writer import prepare, tidy, write
 
         if replace:
@@ -252,7 +264,9 @@ class Store:
         conn = upgraded_writer(self.path, open_for_writing(self.path))
         try:
             with translated_errors(self.path):
-                stored = write(conn, prepared, replace=replace, keep=keep)
+                stored = write(
+                    conn, prepared, replace=replace, keep=keep, only_if_changed=unchanged
+                )
                 tidy(conn)
                 return stored
         finally:

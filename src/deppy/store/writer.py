@@ -122,10 +122,17 @@ def prepare(
 
 
 def write(
-    conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool, keep: int = 0
-) -> StoredCatalog:
+    conn: sqlite3.Connection,
+    prepared: PreparedCatalog,
+    *,
+    replace: bool,
+    keep: int = 0,
+    only_if_changed: bool = False,
+) -> StoredCatalog | None:
     """Insert (or, with ``replace``, swap in) one catalog in one transaction; a swapped-out
-    catalog is kept as ``NAME@1`` when ``keep`` earlier contents are kept."""
+    catalog is kept as ``NAME@1`` when ``keep`` earlier contents are kept. ``only_if_changed``:
+    a replacement holding exactly what is stored writes nothing (no ``NAME@1`` equal to the
+    catalog, no reload of a server) and returns None."""
     summary = prepared.summary
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -138,6 +145,9 @@ def write(
             )
         if existing is None and replace:
             raise unknown_catalog(conn, summary.name)
+        if existing is not None and only_if_changed and _same(conn, existing, prepared):
+            conn.execute("ROLLBACK")
+            return None
         if existing is not None:
             _keep_or_delete(conn, summary.name, existing, keep)
         _insert(conn, prepared)
@@ -147,6 +157,29 @@ def write(
         rollback(conn)
         raise
     return summary
+
+
+def _same(conn: sqlite3.Connection, catalog_id: int, prepared: PreparedCatalog) -> bool:
+    """Whether the stored catalog ``catalog_id`` holds exactly the rows ``prepared`` would
+    write (the encoding is deterministic: the same content is the same bytes); the search
+    and API index rows are derived from these."""
+    s = prepared.summary
+    row = conn.execute(
+        "SELECT priority, path, problem_list, others FROM catalog WHERE id = ?", (catalog_id,)
+    ).fetchone()
+    if tuple(row) != (s.priority, s.path, prepared.problems, prepared.others):
+        return False
+    packages = conn.execute(
+        "SELECT name, bundles, data FROM package WHERE catalog_id = ? ORDER BY name",
+        (catalog_id,),
+    )
+    if [tuple(r) for r in packages] != prepared.packages:
+        return False
+    bundles = conn.execute(
+        "SELECT package, name, version, data FROM bundle WHERE catalog_id = ? ORDER BY id",
+        (catalog_id,),
+    )
+    return [tuple(r) for r in bundles] == prepared.bundles
 
 
 def _insert(conn: sqlite3.Connection, prepared: PreparedCatalog) -> None:
