@@ -26,6 +26,7 @@ from deppy.cli.workflow_options import (
     source_option,
     stderr,
     warn,
+    warn_problems,
 )
 from deppy.explain.render import SCREEN_LINES, explanation_as_short_text
 from deppy.resolution.answer import Resolution
@@ -306,9 +307,11 @@ def resolve_cmd(
         except SolveTimeout:
             raise deadline.error() from None
         elapsed = time.perf_counter() - started
-        notes = notes + tuple(
-            problem_notes(catalog_set, catalogs_used(resolution, request, catalog_set))
-        )
+        used = catalogs_used(resolution, request, catalog_set)
+        if text:  # once, before the answer, as wide as a screen
+            warn_problems(catalog_set, used)
+        else:  # always in the answer's warnings
+            notes = notes + tuple(problem_notes(catalog_set, used))
         if notes:
             resolution = replace(
                 resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))

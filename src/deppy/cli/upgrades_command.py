@@ -21,10 +21,10 @@ from deppy.cli.workflow_options import (
     read_cluster_option,
     stderr,
     warn,
+    warn_problems,
 )
 from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
-from deppy.workflows.catalog_loading import problem_notes
 from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
 
 if TYPE_CHECKING:
@@ -110,12 +110,9 @@ def upgrades_cmd(
         if sources:
             source = source.restricted(list(sources))
     reports, warnings = upgrade_reports(source, specs, cluster)
-    used = (  # a cluster's catalogs said their problems as they were read
-        problem_notes(source, (c for s in specs for c in source.catalogs_with(s.package)))
-        if state is None
-        else []
-    )
-    for warning in dict.fromkeys([*notes, *warnings, *used]):
+    if state is None:  # a cluster's catalogs said their problems as they were read
+        warn_problems(source, (c for s in specs for c in source.catalogs_with(s.package)))
+    for warning in dict.fromkeys([*notes, *warnings]):
         warn(warning)
     if output != "text":
         dump([r.as_dict() for r in reports], output)

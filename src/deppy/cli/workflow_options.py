@@ -16,7 +16,7 @@ from deppy.cli.spinner import spinner
 from deppy.cli.text_table import columns
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_catalog, parse_version
-from deppy.workflows.catalog_loading import Report, load_catalogs, problem_notes
+from deppy.workflows.catalog_loading import Report, load_catalogs, problem_lines_of
 
 if TYPE_CHECKING:
     from deppy.cluster import ClusterState
@@ -154,9 +154,10 @@ def catalog_source(
 
 
 def warn_problems(source: BundleSource, catalogs: Iterable[str]) -> None:
-    """The load problems of the catalogs an answer used, a warning each, once (stderr)."""
-    for line in problem_notes(source, catalogs):
-        warn(line)
+    """The load problems of the catalogs an answer used, once, on stderr (unless -q)."""
+    if not SETTINGS.quiet:
+        for line in problem_lines_of(source, catalogs):
+            note(line)
 
 
 def to_stderr(message: str) -> None:

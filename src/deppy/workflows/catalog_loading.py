@@ -270,18 +270,28 @@ def catalogs_used(
     holding the packages asked about (the explanation is about them)."""
     if resolution.selection is not None:
         return [s.catalog for s in resolution.selection]
+    from deppy.store.schema import base_name  # NAME@1 answers as NAME
+
+    asked = {base_name(name) for name in request.sources}
     packages = [r.package for r in request.required] + [i.package for i in request.installed]
-    return [name for package in packages for name in source.catalogs_with(package)]
+    return [
+        name
+        for package in packages
+        for name in source.catalogs_with(package)
+        if not asked or name in asked
+    ]
 
 
-def problem_notes(source: BundleSource, catalogs: Iterable[str]) -> list[str]:
-    """One warning (no ``deppy: warning:``) for each of ``catalogs`` — those an answer used —
-    that was loaded with problems, each once: what was done with them, and the command that
-    lists them. A stored catalog's problems are said when it is added or refreshed; other
-    commands say them only here, and machine formats carry them in their ``warnings``."""
+def used_problems(
+    source: BundleSource, catalogs: Iterable[str]
+) -> list[tuple[str, Sequence[LoadProblem], str]]:
+    """(name, load problems, where ``deppy catalog problems`` lists them) of each of
+    ``catalogs`` — those an answer used — that was loaded with problems, each once. A stored
+    catalog's problems are listed when it is added or refreshed; other commands say them only
+    for the catalogs their answer used (:func:`problem_notes`, :func:`problem_lines_of`)."""
     from deppy.catalog.catalog_set import CatalogSet
 
-    notes = []
+    found = []
     for name in dict.fromkeys(catalogs):
         if isinstance(source, CatalogSet):
             if name not in source.names():
@@ -295,10 +305,26 @@ def problem_notes(source: BundleSource, catalogs: Iterable[str]) -> list[str]:
                 continue
             problems, where = problems_of(name)
         if problems:
-            notes.append(
-                f"catalog {name}: {problems_what(problems)}: deppy catalog problems {where}"
-            )
-    return notes
+            found.append((name, problems, where))
+    return found
+
+
+def problem_notes(source: BundleSource, catalogs: Iterable[str]) -> list[str]:
+    """The load problems of the catalogs an answer used, one warning each (no ``deppy:
+    warning:``), as machine formats carry them in their ``warnings``."""
+    return [
+        f"catalog {name}: {problems_what(problems)}: deppy catalog problems {where}"
+        for name, problems, where in used_problems(source, catalogs)
+    ]
+
+
+def problem_lines_of(source: BundleSource, catalogs: Iterable[str]) -> list[str]:
+    """The same as lines for people on stderr, each within a screen's width."""
+    return [
+        line
+        for name, problems, where in used_problems(source, catalogs)
+        for line in problems_lines(name, problems, where)
+    ]
 
 
 def _report_stored(store: Store, report: Report, names: Sequence[str]) -> None:
