@@ -283,12 +283,13 @@ def catalogs_used(
 
 
 def used_problems(
-    source: BundleSource, catalogs: Iterable[str]
+    source: BundleSource, catalogs: Iterable[str], *, stored: bool = False
 ) -> list[tuple[str, Sequence[LoadProblem], str]]:
     """(name, load problems, where ``deppy catalog problems`` lists them) of each of
     ``catalogs`` — those an answer used — that was loaded with problems, each once. A stored
     catalog's problems are listed when it is added or refreshed; other commands say them only
-    for the catalogs their answer used (:func:`problem_notes`, :func:`problem_lines_of`)."""
+    for the catalogs their answer used (:func:`problem_notes`, :func:`problem_lines_of`).
+    ``stored``: ``source`` holds stored catalogs read whole (a server's), listed by name."""
     from deppy.catalog.catalog_set import CatalogSet
 
     found = []
@@ -298,7 +299,7 @@ def used_problems(
                 continue
             catalog = source.catalog(name)
             problems: Sequence[LoadProblem] = catalog.problems
-            where = str(catalog.path) if catalog.path else name
+            where = str(catalog.path) if catalog.path and not stored else name
         else:
             problems_of = getattr(source, "problems_of", None)
             if problems_of is None:
@@ -309,12 +310,14 @@ def used_problems(
     return found
 
 
-def problem_notes(source: BundleSource, catalogs: Iterable[str]) -> list[str]:
+def problem_notes(
+    source: BundleSource, catalogs: Iterable[str], *, stored: bool = False
+) -> list[str]:
     """The load problems of the catalogs an answer used, one warning each (no ``deppy:
     warning:``), as machine formats carry them in their ``warnings``."""
     return [
         f"catalog {name}: {problems_what(problems)}: deppy catalog problems {where}"
-        for name, problems, where in used_problems(source, catalogs)
+        for name, problems, where in used_problems(source, catalogs, stored=stored)
     ]
 
 
