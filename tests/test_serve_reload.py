@@ -105,6 +105,7 @@ def test_a_server_of_named_catalogs_reloads_when_one_is_refreshed(tmp_path: Path
     server = _Server(home, "--catalog", "hub")
     try:
         server.deppy("search", "etcd", "-q")
+        server.deppy("catalog", "refresh", "hub")  # nothing changed: nothing written
         server.settle()
         assert server.reloads() == 0, server.log
         (tmp_path / "hub" / "etcd" / "more.json").write_text(
