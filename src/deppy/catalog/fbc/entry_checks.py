@@ -173,7 +173,9 @@ def touch_checked(path: str | os.PathLike[str], atime_ns: int) -> bool:
     """Set the access time of the entry at ``path`` (the cache's "recently used"), keeping its
     modification time; a mark of a passed check that named the file as it was before the touch
     names it as it is after (the touch changes the change time, and would otherwise cost every
-    run a full check). False when the file cannot be touched."""
+    run a full check). Only a write in the microseconds between the look and the touch would be
+    carried over with it; a write at any other time leaves the file a version never checked.
+    False when the file cannot be touched."""
     try:
         before = os.lstat(path)
         os.utime(path, ns=(atime_ns, before.st_mtime_ns), follow_symlinks=False)
