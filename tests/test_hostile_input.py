@@ -331,3 +331,41 @@ def test_a_deep_cluster_export_file_is_an_input_error(tmp_path: Path) -> None:
     path.write_text("[" * 200 + "]" * 200)
     with pytest.raises(InputError, match="nested more than"):
         read_cluster_files(path)
+
+
+NOT_FILES = {
+    "fifo": ("is a FIFO (named pipe)", lambda p: os.mkfifo(p)),
+    "link to /dev/zero": ("is a character device", lambda p: p.symlink_to("/dev/zero")),
+    "directory": ("is a directory", lambda p: p.mkdir()),
+}
+FILE_DOORS = {
+    "resolve -f": ("resolve", "-f", "{}"),
+    "upgrades -f": ("upgrades", "-f", "{}"),
+    "solve": ("solve", "{}"),
+    "properties": ("properties", "{}"),
+    "--pipeline": ("resolve", "--require", "x", "--pipeline", "{}"),
+    "--catalog": ("resolve", "--require", "x", "--catalog", "{}"),
+    "catalog add": ("catalog", "add", "x", "{}"),
+    "validate": ("validate", "{}"),
+}
+
+
+@pytest.mark.parametrize("door", FILE_DOORS, ids=list(FILE_DOORS))
+@pytest.mark.parametrize("kind", NOT_FILES, ids=list(NOT_FILES))
+def test_a_path_that_is_no_regular_file_is_one_line_saying_what_it_is(
+    tmp_path: Path, door: str, kind: str
+) -> None:
+    """Issue 39: a request file that is a FIFO blocked forever, /dev/zero ran out of memory;
+    every file deppy reads by name is looked at (without blocking) before it is read."""
+    what, make = NOT_FILES[kind]
+    path = tmp_path / "input"
+    make(path)
+    args = [a.replace("{}", str(path)) for a in FILE_DOORS[door]]
+    if kind == "directory" and door in ("--catalog", "catalog add", "validate"):
+        return  # a directory is what these take
+    if kind == "directory" and door in ("properties", "--pipeline"):
+        return  # click's own check refuses it (its words, exit 2)
+    result = deppy(*args, home=tmp_path / "home")  # a hang fails in its timeout
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith(f"deppy: error: {path}: {what}, not ")
+    assert len(result.stderr.splitlines()) == 1

@@ -315,7 +315,7 @@ def test_bad_request_file_names_the_place(
 def test_request_file_that_cannot_be_read(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         load_request_file(tmp_path / "absent.yaml")
-    with pytest.raises(InputError, match="cannot read the file"):
+    with pytest.raises(InputError, match="is a directory, not a regular file"):
         load_request_file(tmp_path)
 
 

@@ -102,8 +102,15 @@ def test_a_trace_replays_to_the_same_answer(
     assert traced.headers["content-type"] == "application/x-ndjson"
     file = tmp_path / "run.trace.jsonl"
     file.write_bytes(traced.content)
-    answer = api.post("/api/v1/resolve", content=text).text
-    assert cli_json("replay", str(file), "-o", "json") == answer
+    answer = api.post("/api/v1/resolve", content=text).json()
+    replayed = json.loads(cli_json("replay", str(file), "-o", "json"))
+    # the answer also names the load problems of the catalogs it used (a fact of reading
+    # them, which a replay does not do); the resolution and its own warnings are the same
+    loaded = [w for w in answer["warnings"] if "deppy catalog problems" in w]
+    assert loaded and replayed == {
+        **answer,
+        "warnings": [w for w in answer["warnings"] if w not in loaded],
+    }
 
 
 def test_resolution_graph_follows_the_reasons(api: TestClient) -> None:

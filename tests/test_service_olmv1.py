@@ -148,3 +148,28 @@ def test_upgrades_offer_the_ways_out_the_cli_offers(tmp_path: Path) -> None:
                 api, edited.json()["objects"], as_json=False, path="/api/v1/upgrades"
             )
             assert moved.json()[0]["next"]["version"] == "1.1.0"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/resolve", "/api/v1/resolve/graph", "/api/v1/resolve/clusterextensions",
+     "/api/v1/upgrades"],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    ("metadata", "field"),
+    [
+        ("{name: observability, annotations: oops}", "metadata.annotations"),
+        ("{name: observability, annotations: [1, 2]}", "metadata.annotations"),
+        ("{name: observability, annotations: 3}", "metadata.annotations"),
+        ("null", "metadata"),
+    ],
+)
+def test_bad_metadata_is_a_422_naming_the_field_on_every_route(
+    api: TestClient, path: str, metadata: str, field: str
+) -> None:
+    """Issue 39: /resolve/clusterextensions answered 500 for annotations that are no mapping."""
+    text = INSTALLED.replace("metadata: {name: observability}", f"metadata: {metadata}")
+    response = post_request(api, text, as_json=False, path=path)
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["field"].endswith(f": {field}")

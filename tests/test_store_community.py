@@ -7,6 +7,7 @@ of that store file in their own DEPPY_HOME.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -72,6 +73,17 @@ def copy_store(source: Path, target: Path) -> Store:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(database_path(source), database_path(target))
     return Store(target)
+
+
+def stale_copy(source: Path, target: Path) -> Store:
+    """A copy of the store whose catalog differs from its files (its problem list emptied):
+    a refresh of unchanged content writes nothing, and these tests need one that writes."""
+    from deppy.store.codec import encode_problems
+
+    store = copy_store(source, target)
+    with contextlib.closing(sqlite3.connect(database_path(target))) as conn, conn:
+        conn.execute("UPDATE catalog SET problem_list = ?", (encode_problems(()),))
+    return store
 
 
 def request(
@@ -200,7 +212,7 @@ def test_a_writer_killed_mid_add_leaves_the_store_as_before(
 def test_a_refresh_killed_mid_write_keeps_the_whole_catalog(
     stored_home: Path, home: Path, community: Catalog
 ) -> None:
-    store = copy_store(stored_home, home)
+    store = stale_copy(stored_home, home)
     (before,) = store.list()
     assert kill_while_writing([*DEPPY, "catalog", "refresh", NAME], home)
     (after,) = store.list()
@@ -236,7 +248,7 @@ print(reads)
 def test_readers_see_a_whole_catalog_while_it_is_refreshed(
     stored_home: Path, home: Path, community: Catalog, tmp_path: Path
 ) -> None:
-    store = copy_store(stored_home, home)
+    store = stale_copy(stored_home, home)
     expected = answer(CatalogSet([community]), request("etcd"))
     (tmp_path / "expected.json").write_bytes(expected)
     stop = tmp_path / "stop"

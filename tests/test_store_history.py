@@ -156,3 +156,59 @@ def test_fleet_since_reads_the_catalog_as_it_was_before_its_refresh(tmp_path: Pa
             "after": "node-observability-operator.v0.2.0",
         }
     ]
+
+
+def test_resolve_takes_earlier_contents_and_a_missing_one_reads_the_same_everywhere(
+    release: Path,
+) -> None:
+    """Issue 39: ``resolve --catalog NAME@1`` was refused ("no catalog has this name") while
+    search, show and upgrades took it; issue 40: a missing ``NAME@N`` read differently in
+    ``catalog diff`` and ``--catalog``."""
+    next_release(release, 1)
+    next_release(release, 2)
+    code, out, err = deppy("resolve", "--require", "release-1", "--catalog", "rel@1", "-o", "json")
+    assert code == 0, err
+    assert [s["package"] for s in json.loads(out)["selection"]] == ["release-1"]
+    code, _, err = deppy("resolve", "--require", "release-2", "--catalog", "rel@1")
+    assert code == 1, err  # rel@1 is the release before release-2 was added
+    said = set()
+    for args in (
+        ("resolve", "--require", "redis", "--catalog", "rel@9"),
+        ("resolve", "--require", "redis", "--source", "rel@9"),
+        ("search", "redis", "--catalog", "rel@9"),
+        ("show", "redis", "--catalog", "rel@9"),
+        ("upgrades", "--installed", "redis@1.0.0", "--catalog", "rel@9"),
+        ("catalog", "diff", "rel@9", "rel"),
+        ("catalog", "diff", "rel", "rel@9"),
+        ("catalog", "problems", "rel@9"),
+    ):
+        code, out, err = deppy(*args)
+        assert code == 2, (args, out, err)
+        said.add(err)
+    assert said == {
+        "deppy: error: catalog 'rel@9': no earlier contents of rel has this number; "
+        "kept: rel@1, rel@2 (deppy catalog history rel)\n"
+    }
+
+
+def test_a_refresh_of_unchanged_content_keeps_no_history_and_says_so(release: Path) -> None:
+    """Issue 40: ``catalog refresh`` of unchanged content made a NAME@1 equal to NAME."""
+    code, out, err = deppy("catalog", "refresh", "rel")
+    assert code == 0, err
+    assert out.startswith("catalog rel unchanged: ") and "kept as" not in out
+    assert names("catalog", "history", "rel") == ["rel"]
+    assert "kept as rel@1" in next_release(release, 1)  # a change is kept, as before
+    assert names("catalog", "history", "rel") == ["rel", "rel@1"]
+
+
+def test_catalog_add_and_refresh_take_q(tmp_path: Path) -> None:
+    """Issue 40: ``catalog add -q`` was missing, though other commands have -q: no warnings
+    (the load problems stay listed by ``catalog problems``), only the one line of what was done."""
+    catalog = tmp_path / "broken"
+    shutil.copytree(WORKFLOWS / "search", catalog)
+    (catalog / "broken.json").write_text('{"schema": "olm.bundle", "name": "broken"}\n')
+    code, out, err = deppy("catalog", "add", "b", catalog, "-q")
+    assert (code, err) == (0, "") and out.startswith("added catalog b ")
+    code, out, err = deppy("catalog", "refresh", "b", "--quiet")
+    assert (code, err) == (0, "") and out.startswith("catalog b unchanged: ")
+    assert deppy("catalog", "problems", "b")[0] == 1  # still there to be listed

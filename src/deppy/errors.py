@@ -151,6 +151,20 @@ def special_file(mode: int) -> str | None:
     return next((name for test, name in kinds if test(mode)), None)
 
 
+def not_a_file(mode: int, wanted: str = "a regular file") -> str:
+    """Why a path is not read as ``wanted`` (``os.stat``'s ``st_mode`` of what it names):
+    "is a directory, not a regular file", "is a FIFO (named pipe), not a regular file"…"""
+    import stat
+
+    if stat.S_ISDIR(mode):
+        kind = "a directory"
+    elif stat.S_ISREG(mode):
+        kind = "a file"
+    else:
+        kind = special_file(mode) or "no file or directory"
+    return f"is {kind}, not {wanted}"
+
+
 def printable_path(path: str) -> str:
     """A path as a message, a record or a terminal can carry it: a name that is not UTF-8 (read
     from a directory, the bytes kept as lone surrogates) with those bytes written as

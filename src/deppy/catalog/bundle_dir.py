@@ -32,7 +32,7 @@ from deppy.catalog.properties import (
     parse_version_tolerant,
 )
 from deppy.catalog.semver import VersionError
-from deppy.errors import InputError, excerpt
+from deppy.errors import InputError, excerpt, not_a_file
 from deppy.input_limits import UnsafeInput, yaml_first_document, yaml_problem
 
 __all__ = ["BundleDir", "load_bundle_dir", "looks_like_bundle_dir"]
@@ -304,7 +304,9 @@ def load_bundle_dir(path: str | os.PathLike[str], *, catalog: str = "") -> Bundl
     if not root.is_dir():
         raise InputError(
             str(root),
-            "bundle directory not found",
+            not_a_file(root.stat().st_mode, "a bundle directory")
+            if root.exists()
+            else "bundle directory not found",
             "give a directory that holds manifests/ and metadata/",
         )
     if not looks_like_bundle_dir(root):

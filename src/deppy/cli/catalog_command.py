@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from deppy.cli.data_output import dump, say
+from deppy.cli.data_output import SETTINGS, dump, say
 from deppy.cli.group import CommandGroup
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import output_option, to_stderr
+from deppy.cli.workflow_options import output_option, quiet_option, to_stderr
 from deppy.errors import InputError
 from deppy.store import Store, StoredCatalog
 from deppy.workflows.catalog_loading import problems_what, report_problems
@@ -79,6 +79,7 @@ def catalog_group() -> None:
     show_default=True,
     help="Higher priority catalogs are preferred when several offer a package.",
 )
+@quiet_option
 def add_cmd(name: str, path: str, priority: int) -> None:
     """Read the File-Based Catalog at PATH and store it as NAME.
 
@@ -96,7 +97,7 @@ def add_cmd(name: str, path: str, priority: int) -> None:
         )
     with _progress() as steps:
         catalog = steps.read(_location(path), name, priority)
-        report_problems(catalog, to_stderr)
+        report_problems(catalog, warnings_to)
         stored = store.add(catalog, progress=steps.storing)
     say(f"added catalog {name} (priority {stored.priority}): {_counts(stored)}")
 
@@ -216,16 +217,21 @@ def remove_cmd(name: str) -> None:
 @catalog_group.command("refresh")
 @click.argument("name")
 @_KEEP
+@quiet_option
 def refresh_cmd(name: str, keep: int | None) -> None:
     """Read the stored catalog NAME again from its path (or URL) and replace it in one step;
-    what it held before is kept as NAME@1 (see 'deppy catalog history NAME')."""
+    what it held before is kept as NAME@1 (see 'deppy catalog history NAME'). Content that
+    did not change is kept as it is: no NAME@1, and the command says "unchanged"."""
     store = Store()
     keep = _kept(keep)
     before = _current(store, name, "is kept as it was, never read again")
     with _progress() as steps:
         catalog = steps.read(before.path, name, before.priority)
-        report_problems(catalog, to_stderr)
-        stored = store.replace(catalog, progress=steps.storing, keep=keep)
+        report_problems(catalog, warnings_to)
+        stored = store.refresh(catalog, progress=steps.storing, keep=keep)
+    if stored is None:
+        say(f"catalog {name} unchanged: {_counts(before)} (its history as it was)")
+        return
     kept = f"; kept as {name}@1" if keep else ""
     say(f"refreshed catalog {name}: {_counts(stored)} (was {before.bundles} bundles{kept})")
 
@@ -254,6 +260,12 @@ def problems_cmd(target: str, output: str) -> None:
     raise SystemExit(1 if problems else 0)
 
 
+def warnings_to(line: str) -> None:
+    """A load problem's line on stderr, unless -q."""
+    if not SETTINGS.quiet:
+        to_stderr(line)
+
+
 def _location(path: str) -> str:
     """A URL as given; a path made absolute (refresh reads it from anywhere)."""
     from deppy.cluster.remote import is_catalog_url
@@ -273,12 +285,7 @@ def _check_name(name: str) -> None:
 def _stored(store: Store, name: str) -> StoredCatalog:
     found = store.find(name)
     if found is None:
-        names = [c.name for c in store.list()]
-        raise InputError(
-            f"catalog {name!r}",
-            "no stored catalog has this name",
-            f"stored catalogs: {', '.join(sorted(names))}" if names else "the store is empty",
-        )
+        raise store.missing(name)
     return found
 
 
@@ -339,7 +346,7 @@ class _Steps:
 
 @contextmanager
 def _progress() -> Iterator[_Steps]:
-    if not sys.stderr.isatty():
+    if not sys.stderr.isatty() or SETTINGS.quiet:
         yield _Steps(None)
         return
     from rich.console import Console

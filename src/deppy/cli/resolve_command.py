@@ -26,6 +26,7 @@ from deppy.cli.workflow_options import (
     source_option,
     stderr,
     warn,
+    warn_problems,
 )
 from deppy.explain.render import SCREEN_LINES, explanation_as_short_text
 from deppy.resolution.answer import Resolution
@@ -38,7 +39,12 @@ from deppy.resolution.request_parsing import (
     parse_require,
 )
 from deppy.solver import SolveTimeout
-from deppy.workflows.catalog_loading import load_catalogs, only_stored_names
+from deppy.workflows.catalog_loading import (
+    catalogs_used,
+    load_catalogs,
+    only_stored_names,
+    problem_notes,
+)
 from deppy.workflows.olmv1 import (
     extension_request,
     extension_request_on,
@@ -253,7 +259,9 @@ def resolve_cmd(
                 request = replace(request, sources=tuple(dict.fromkeys([*named, *request.sources])))
                 catalog_specs = []
             with spinner("loading catalogs…"):
-                catalog_set = load_catalogs(catalog_specs, report=report, sources=request.sources)
+                catalog_set = load_catalogs(
+                    catalog_specs, report=report, sources=request.sources, problems_later=True
+                )
             if documents is not None and not catalog_specs:  # the stored catalogs, as they are
                 olm = extension_request_on(documents, str(request_file), catalog_set)
                 request = replace(request, required=olm.request.required + request.required)
@@ -299,6 +307,11 @@ def resolve_cmd(
         except SolveTimeout:
             raise deadline.error() from None
         elapsed = time.perf_counter() - started
+        used = catalogs_used(resolution, request, catalog_set)
+        if text:  # once, before the answer, as wide as a screen
+            warn_problems(catalog_set, used)
+        else:  # always in the answer's warnings
+            notes = notes + tuple(problem_notes(catalog_set, used))
         if notes:
             resolution = replace(
                 resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))

@@ -15,6 +15,7 @@ from deppy.cli.workflow_options import (
     columns,
     dump,
     output_option,
+    warn_problems,
 )
 from deppy.errors import InputError
 from deppy.workflows.search import PackageListing, SearchHit, list_packages, search
@@ -47,7 +48,7 @@ def search_cmd(
     APIs, and last descriptions. Exit 0 when something matches, 1 when nothing does. With no
     TERM: every package of every catalog with its channels, default channel and provider.
     """
-    source = catalog_source(catalogs, quiet=output != "text", sources=sources)
+    source = catalog_source(catalogs, quiet=output != "text", sources=sources, problems_later=True)
     if term is None:
         listing = list_packages(source)
         header = ("PACKAGE", "CATALOG", "CHANNELS", "DEFAULT CHANNEL", "PROVIDER")
@@ -61,6 +62,7 @@ def search_cmd(
             )
             for p in listing
         ]
+        warn_problems(source, (p.catalog for p in listing))
         _show(listing, rows, header, limit or 0, output, "no package in the catalogs")
     if not term.strip():
         raise InputError("search", "TERM is empty", "give a word to look for, or none to list all")
@@ -68,6 +70,7 @@ def search_cmd(
     rows = [(h.package, h.catalog, h.latest, h.display_name or "-", h.match_text()) for h in hits]
     header = ("PACKAGE", "CATALOG", "LATEST", "DISPLAY NAME", "MATCH")
     limit = 30 if limit is None else limit
+    warn_problems(source, (h.catalog for h in hits[: limit or None]))
     _show(hits, rows, header, limit, output, f"no package matches {term!r}")
 
 

@@ -6,7 +6,13 @@ import click
 
 from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import catalog_options, catalog_source, columns, dump
+from deppy.cli.workflow_options import (
+    catalog_options,
+    catalog_source,
+    columns,
+    dump,
+    warn_problems,
+)
 from deppy.workflows.graph import graph_as_dot, graph_as_text
 from deppy.workflows.show import PackageView, package_graphs, package_views
 
@@ -45,8 +51,9 @@ def show_cmd(
     """Show a package: channels, default channel, versions, deprecations, dependencies,
     provided APIs and each channel's upgrade graph."""
     quiet = graph_format == "dot" or output != "text"
-    source = catalog_source(catalogs, quiet=quiet, sources=sources)
+    source = catalog_source(catalogs, quiet=quiet, sources=sources, problems_later=True)
     graphs = package_graphs(source, package, channel)
+    warn_problems(source, source.catalogs_with(package))
     if graph_format == "dot":
         emit(graph_as_dot(graphs, package))
         return

@@ -22,6 +22,7 @@ from deppy.cli.workflow_options import (
     read_cluster_option,
     stderr,
     warn,
+    warn_problems,
 )
 from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
@@ -88,7 +89,9 @@ def upgrades_cmd(
     if state is None:
         if not specs:
             raise click.UsageError("give --installed SPEC, or a cluster (--cluster/--kubeconfig)")
-        source = catalog_source(catalogs, quiet=output != "text", sources=sources)
+        source = catalog_source(
+            catalogs, quiet=output != "text", sources=sources, problems_later=True
+        )
     else:
         from deppy.resolution.request import ResolutionRequest
         from deppy.resolution.request_parsing import parse_catalog
@@ -111,6 +114,8 @@ def upgrades_cmd(
         if sources:
             source = source.restricted(list(sources))
     reports, warnings = upgrade_reports(source, specs, cluster)
+    if state is None:  # a cluster's catalogs said their problems as they were read
+        warn_problems(source, (c for s in specs for c in source.catalogs_with(s.package)))
     for warning in dict.fromkeys([*notes, *warnings]):
         warn(warning)
     if output != "text":

@@ -4,7 +4,7 @@ catalog's name), ``--source``, ``-q``, the cluster versions and ``-o`` the same 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -16,7 +16,7 @@ from deppy.cli.spinner import spinner
 from deppy.cli.text_table import columns
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_catalog, parse_version
-from deppy.workflows.catalog_loading import Report, load_catalogs
+from deppy.workflows.catalog_loading import Report, load_catalogs, problem_lines_of
 
 if TYPE_CHECKING:
     from deppy.cluster import ClusterState
@@ -136,14 +136,28 @@ def cluster_facts(ocp_version: str | None, kube_version: str | None) -> ClusterF
 
 
 def catalog_source(
-    catalogs: tuple[str, ...], *, quiet: bool, sources: Sequence[str] = ()
+    catalogs: tuple[str, ...],
+    *,
+    quiet: bool,
+    sources: Sequence[str] = (),
+    problems_later: bool = False,
 ) -> BundleSource:
     """The ``--catalog`` catalogs (paths or stored names), else the stored ones; only those
-    named by ``--source`` when given."""
+    named by ``--source`` when given. ``problems_later``: the command says the load problems
+    of the catalogs its answer used (:func:`warn_problems`), not of every catalog read."""
     specs = [parse_catalog(spec) for spec in catalogs]
     with spinner("loading catalogs…"):
-        source = load_catalogs(specs, report=stderr(quiet=quiet), sources=sources)
+        source = load_catalogs(
+            specs, report=stderr(quiet=quiet), sources=sources, problems_later=problems_later
+        )
     return source.restricted(list(sources)) if sources else source
+
+
+def warn_problems(source: BundleSource, catalogs: Iterable[str]) -> None:
+    """The load problems of the catalogs an answer used, once, on stderr (unless -q)."""
+    if not SETTINGS.quiet:
+        for line in problem_lines_of(source, catalogs):
+            note(line)
 
 
 def to_stderr(message: str) -> None:

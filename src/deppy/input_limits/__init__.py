@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 
-from deppy.errors import InputError, excerpt
+from deppy.errors import InputError, excerpt, not_a_file
 from deppy.input_limits.limits import (
     MAX_ALIAS_NODES,
     MAX_ALIAS_TEXT,
@@ -254,16 +255,32 @@ def yaml_value(data: bytes | str) -> Any:
 # Files, with the error a user sees
 
 
-def read_input(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of an input file, or an InputError naming it."""
+def read_input(path: str | os.PathLike[str], what: str = "the file") -> bytes:
+    """The bytes of an input file, or an InputError naming it (``what``: how the error calls
+    it). Only a regular file is read: it is opened without blocking and looked at before a
+    byte is read, so a FIFO (which would wait for a writer), ``/dev/zero`` (which never ends)
+    or a directory is one line saying what it is."""
     where = str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(path, "rb") as file:  # plain open(): pathlib costs start-up time
-            return file.read()
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise InputError(where, "no such file") from None
     except OSError as error:
-        raise InputError(where, f"cannot read the file ({error.strerror})") from None
+        raise InputError(where, f"cannot read {what} ({error.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(where, not_a_file(mode), "give the path of a regular file")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as file:  # plain open: pathlib costs start-up time
+            fd = -1
+            return file.read()
+    except OSError as error:
+        raise InputError(where, f"cannot read {what} ({error.strerror})") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def load_yaml_file(path: str | os.PathLike[str]) -> Any:

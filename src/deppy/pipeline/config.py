@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from deppy.errors import InputError, check_type, excerpt, only_fields
-from deppy.input_limits import UnsafeInput, yaml_value
+from deppy.input_limits import UnsafeInput, read_input, yaml_value
 from deppy.pipeline.library import NodeConfig, NodeLibrary
 from deppy.pipeline.states import NodeKind
 
@@ -70,10 +70,7 @@ class PipelineSpec:
 
 def load_pipeline_file(path: str | Path) -> PipelineSpec:
     where = str(path)
-    try:
-        text = Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(where, f"cannot read the pipeline file: {error.strerror}") from None
+    text = read_input(path, "the pipeline file")
     if where.endswith(".json"):  # the shipped default's twin: no YAML parser to import
         try:
             return parse_pipeline(orjson.loads(text), where)

@@ -28,7 +28,7 @@ from typing import IO, Any
 import orjson
 
 from deppy.errors import InputError, excerpt
-from deppy.input_limits import UnsafeInput, json_value
+from deppy.input_limits import UnsafeInput, json_value, read_input
 from deppy.pipeline.domain import Domain, PayloadEncoder
 from deppy.pipeline.engine import Pipeline
 from deppy.pipeline.events import Batch, DataEvent, Event
@@ -193,11 +193,7 @@ class Trace:
 
 
 def read_trace(path: str | Path) -> Trace:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as error:
-        raise InputError(str(path), f"cannot read the trace: {error.strerror}") from None
-    return parse_trace(data, str(path))
+    return parse_trace(read_input(path, "the trace"), str(path))
 
 
 def parse_trace(data: bytes, where: str) -> Trace:

@@ -40,6 +40,41 @@ class ClusterCatalogFacts:
         return {**dict(self.labels), NAME_LABEL: self.name}
 
 
+def string_map(value: Any, where: str) -> dict[str, str]:
+    """``metadata.labels`` or ``metadata.annotations``: strings to strings (null: none), as
+    the API server takes them; anything else is refused here, where the document is read, so
+    no output format (``-o clusterextensions`` copies them) meets it later."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        field = where.rsplit(".", 1)[-1]
+        raise InputError(
+            where,
+            f"expected a mapping of strings, got {excerpt(value)}",
+            f"write {field}: {{KEY: VALUE}}, or leave it out",
+        )
+    found = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise InputError(where, f"expected string keys, got {excerpt(key)}", "quote it")
+        found[key] = string_field(item, f"{where}.{key}") or ""
+    return found
+
+
+def metadata_of(
+    data: Mapping[str, Any], where: str, *, required: bool = False
+) -> Mapping[str, Any]:
+    """An object's ``metadata``: a mapping (``metadata: null`` is refused, as the API server
+    refuses it), its labels and annotations checked by :func:`string_map`."""
+    at = field_at(where, "metadata")
+    if "metadata" in data and data["metadata"] is None:
+        raise InputError(at, "is null", "give a mapping, e.g. metadata: {name: NAME}")
+    metadata = mapping_field(data.get("metadata"), at, required=required)
+    for key in ("labels", "annotations"):
+        string_map(metadata.get(key), field_at(where, f"metadata.{key}"))
+    return metadata
+
+
 def field_at(where: str, path: str) -> str:
     return f"{where}: {path}" if where else path
 
@@ -98,13 +133,11 @@ def checked_priority(value: object, where: str) -> int:
 
 def catalog_from_object(data: Mapping[str, Any], where: str) -> ClusterCatalogFacts:
     """A ClusterCatalog's name, labels, priority and availability."""
-    metadata = mapping_field(data.get("metadata"), field_at(where, "metadata"), required=True)
+    metadata = metadata_of(data, where, required=True)
     name = string_field(metadata.get("name"), field_at(where, "metadata.name"), required=True)
     assert name is not None
-    labels = mapping_field(metadata.get("labels"), field_at(where, "metadata.labels"))
     pairs = tuple(
-        (str(k), string_field(v, field_at(where, f"metadata.labels.{k}")) or "")
-        for k, v in sorted(labels.items())
+        sorted(string_map(metadata.get("labels"), field_at(where, "metadata.labels")).items())
     )
     spec = mapping_field(data.get("spec"), field_at(where, "spec"))
     priority = checked_priority(spec.get("priority", 0), field_at(where, "spec.priority"))

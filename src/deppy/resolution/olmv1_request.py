@@ -25,6 +25,7 @@ from deppy.resolution.olmv1_catalogs import (
     field_at,
     mapping_field,
     merge_catalogs,
+    metadata_of,
     selected_catalogs,
     string_field,
 )
@@ -101,7 +102,7 @@ def extension_from_object(
     data: Mapping[str, Any], where: str, catalogs: Sequence[ClusterCatalogFacts]
 ) -> RequiredPackage:
     """One ClusterExtension as a required package under OLM v1's terms."""
-    metadata = mapping_field(data.get("metadata"), field_at(where, "metadata"))
+    metadata = metadata_of(data, where)
     name = string_field(metadata.get("name"), field_at(where, "metadata.name")) or where
     spec = mapping_field(data.get("spec"), field_at(where, "spec"), required=True)
     only_fields(spec, _SPEC_FIELDS, field_at(where, "spec"))

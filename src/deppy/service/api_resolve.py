@@ -28,6 +28,7 @@ from deppy.service.context import Service, cli_json, service_of
 from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.service.svg import resolution_graph_svg
+from deppy.workflows.catalog_loading import catalogs_used, problem_notes
 from deppy.workflows.olmv1 import catalog_priorities
 from deppy.workflows.olmv1_plan import build_plan
 from deppy.workflows.resolution_graph import resolution_graph
@@ -77,6 +78,12 @@ def _resolve(
         )
         seen.outcome = "resolved" if resolution.resolved else "unsatisfiable"
         seen.solver_seconds = times.seconds.get("solver")
+        # the load problems of the catalogs the answer used, as deppy resolve -o json has them
+        used = catalogs_used(resolution, request, loaded.source)
+        notes = tuple(problem_notes(loaded.source, used, stored=loaded.origin == "store"))
+        if notes:
+            warnings = tuple(dict.fromkeys(notes + resolution.warnings))
+            resolution = replace(resolution, warnings=warnings)
         return resolution
 
 

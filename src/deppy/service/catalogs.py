@@ -1,8 +1,9 @@
 """The catalogs the service answers from: loaded once, kept warm, swapped when they change.
 
 One :class:`Loaded` generation serves every request until a newer one replaces it. A reload is
-noticed by a fingerprint — the store's files, or every file under the ``--catalog`` paths, by
-size and modification time — looked at every few seconds and on ``POST
+noticed by a fingerprint — the store's generation (bumped by each command that changes it, never
+by one that reads it), or every file under the ``--catalog`` paths by size and modification
+time — looked at every few seconds and on ``POST
 /api/v1/catalogs/reload``; the new generation is loaded aside while the old one keeps answering.
 A stored source holds a read transaction, so a generation is closed only once the last request
 using it has finished (``lease``).
@@ -26,7 +27,7 @@ from deppy.resolution.request_parsing import CatalogSpec
 from deppy.service.problems import Problem
 from deppy.workflows.catalog_loading import EMBEDDED, Report, load_catalogs
 
-Fingerprint = tuple[tuple[str, int, int], ...]
+Fingerprint = tuple[object, ...]
 ANSWERS_KEPT = 512
 log = logging.getLogger("deppy.service")
 
@@ -68,25 +69,30 @@ class Loaded:
             close()
 
 
-def _store_files(home: Path) -> list[str]:
-    from deppy.store.location import database_path
+def _store_state(home: Path) -> Fingerprint:
+    """The store's generation (see :meth:`deppy.store.Store.generation`): bumped by the
+    commands that change it, untouched by the ones that read it. Its files are no guide — a
+    reading ``deppy search`` makes the -wal and -shm files come and go."""
+    from deppy.store import Store
 
-    path = str(database_path(home))
-    return [path, path + "-wal"]
+    try:
+        return ("store", Store(home).generation())
+    except DeppyError as error:  # damaged or busy: tried again, and said, by the reload
+        return ("unreadable", str(error))
 
 
 def fingerprint(specs: tuple[CatalogSpec, ...], home: Path) -> Fingerprint:
-    """Size and mtime of every file the catalogs come from (the store's, or the paths')."""
-    found: list[tuple[str, int, int]] = []
+    """What says the catalogs changed: the store's generation (for the stored catalogs, or
+    the ones named), and the size and modification time of every file under the
+    ``--catalog`` paths."""
     if not specs:
-        for path in _store_files(home):
-            try:
-                stat = os.stat(path)
-            except OSError:
-                continue
-            found.append((path, stat.st_size, stat.st_mtime_ns))
-        return tuple(found)
+        return _store_state(home)
+    found: list[object] = []
     for spec in specs:
+        if not os.path.exists(spec.path):  # a stored catalog's name (or a URL)
+            if not found or found[0] != "named":
+                found[:0] = ["named", _store_state(home)]
+            continue
         for root, dirs, files in os.walk(spec.path):
             dirs.sort()
             for name in sorted(files):

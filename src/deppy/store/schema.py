@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Final
@@ -309,10 +309,67 @@ def history(conn: sqlite3.Connection, name: str) -> list[tuple[int, int]]:
     return sorted(found)
 
 
+# Which state of the stored catalogs a reader saw: a counter every change (add, refresh, remove,
+# prune) bumps in its own transaction. A running ``deppy serve`` compares it to decide whether to
+# reload; the store's files are no guide, as a read also touches them (the -wal and -shm files
+# come and go as readers open and close). Created by the first write that needs it, so a store
+# of this schema version written before it existed stays readable (its counter reads as 0).
+_GENERATION_TABLE = (
+    "CREATE TABLE IF NOT EXISTS store_generation ("
+    "id INTEGER PRIMARY KEY CHECK (id = 0), value INTEGER NOT NULL)"
+)
+
+
+def bump_generation(conn: sqlite3.Connection) -> None:
+    """Count one change of the stored catalogs; inside the writer's transaction."""
+    conn.execute(_GENERATION_TABLE)
+    conn.execute(
+        "INSERT INTO store_generation VALUES (0, 1) "
+        "ON CONFLICT (id) DO UPDATE SET value = value + 1"
+    )
+
+
+def generation(conn: sqlite3.Connection) -> tuple[object, ...]:
+    """The state of the stored catalogs, equal across two reads only if nothing was changed in
+    between: the counter, and each catalog row's id, name and time (which also catches a
+    change by a deppy from before the counter)."""
+    try:
+        row = conn.execute("SELECT value FROM store_generation").fetchone()
+    except sqlite3.OperationalError:  # no such table: no deppy with the counter wrote yet
+        row = None
+    rows = conn.execute("SELECT id, name, updated FROM catalog ORDER BY id").fetchall()
+    return (0 if row is None else int(row[0]), *(tuple(r) for r in rows))
+
+
 def unknown_catalog(conn: sqlite3.Connection, name: str) -> InputError:
-    names = [s.name for s in sorted(summaries(conn), key=lambda s: s.name)]
+    stored = [str(row[0]) for row in conn.execute("SELECT name FROM catalog")]
+    return missing_catalog(name, stored)
+
+
+def is_history_name(name: str) -> bool:
+    """Whether ``name`` asks for a catalog's earlier contents: ``NAME@N``, N a number."""
+    base, mark, number = name.partition(HISTORY_MARK)
+    return bool(base and mark and number.isdigit())
+
+
+def missing_catalog(name: str, stored: Iterable[str]) -> InputError:
+    """The one error for a catalog name no stored catalog answers to, whichever command was
+    given it (``--catalog``, ``--source``, ``catalog diff``, ``catalog history``…): for
+    ``NAME@N``, which earlier contents of NAME are kept; otherwise the stored catalogs.
+    ``stored``: every stored name, earlier contents included."""
+    names = sorted(set(stored))
+    base = base_name(name)
+    if is_history_name(name) and base in names:
+        kept = [n for n in names if n != base and base_name(n) == base]
+        return InputError(
+            f"catalog {name!r}",
+            f"no earlier contents of {base} has this number",
+            (f"kept: {', '.join(kept)}" if kept else f"{base} has no earlier contents kept")
+            + f" (deppy catalog history {base})",
+        )
+    current = [n for n in names if HISTORY_MARK not in n]
     return InputError(
         f"catalog {name!r}",
         "no stored catalog has this name",
-        f"stored catalogs: {', '.join(names)}" if names else "the store is empty",
+        f"stored catalogs: {', '.join(current)}" if current else "the store is empty",
     )

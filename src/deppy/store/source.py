@@ -21,15 +21,23 @@ import gc
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from deppy.catalog.catalog_set import BundleSource, find_deprecation
-from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, Package
+from deppy.catalog.model import GVK, Bundle, Channel, Deprecation, LoadProblem, Package
 from deppy.catalog.search_index import PackageCard, SearchRow
 from deppy.errors import InputError
-from deppy.store.codec import decode_bundle, decode_package
-from deppy.store.schema import HISTORY_MARK, base_name, open_for_reading, translated_errors
+from deppy.store.codec import decode_bundle, decode_package, decode_problems
+from deppy.store.schema import (
+    HISTORY_MARK,
+    base_name,
+    is_history_name,
+    missing_catalog,
+    open_for_reading,
+    translated_errors,
+)
 
 
 # Plain classes rather than dataclasses: this module is imported on every resolve, and building
@@ -302,9 +310,25 @@ class StoreSource:
         return {c.name: c.priority for c in self._ordered}
 
     def restricted(self, names: Sequence[str]) -> BundleSource:
-        """Only the named catalogs (the request's ``sources``), among this source's."""
-        _select(self._ordered, names)
-        return StoreSource(self._snapshot, [self._stored[name] for name in names])
+        """Only the named catalogs (the request's ``sources``), among this source's; a
+        ``NAME@N`` (earlier contents of one, never among the current ones) from the store."""
+        everything = [c.name for c in self._snapshot.catalogs]
+        for name in names:
+            if name not in self._stored and not (is_history_name(name) and name in everything):
+                _unknown(name, everything if is_history_name(name) else self._stored)
+        return StoreSource(self._snapshot, [self._stored.get(name, name) for name in names])
+
+    def problems_of(self, catalog: str) -> tuple[tuple[LoadProblem, ...], str]:
+        """The load problems kept with ``catalog`` and where ``deppy catalog problems`` finds
+        them: the stored name, or the directory of a parsed-catalog cache entry."""
+        found = self._ids.get(catalog)
+        if found is None:
+            return (), catalog
+        (row,) = self._snapshot._query(
+            "SELECT problem_list, path FROM catalog WHERE id = ?", (found,)
+        )
+        where = str(row[1]) if self._snapshot.immutable else catalog
+        return decode_problems(row[0]), where
 
     # -- lookups -----------------------------------------------------------------------------
     def _ranked(self, found: list[tuple[int, Bundle]]) -> list[Bundle]:
@@ -397,12 +421,17 @@ class StoreSource:
 
 
 def _select(catalogs: Sequence[CatalogInfo], names: Sequence[str]) -> list[CatalogInfo]:
-    """The named catalogs, each once; an unknown name is the same error CatalogSet gives."""
+    """The named catalogs, each once; an unknown name is the same error CatalogSet gives (a
+    ``NAME@N``: the store's one error for it)."""
     known = {c.name: c for c in catalogs}
     for name in names:
         if name not in known:
-            shown = ", ".join(sorted(n for n in known if HISTORY_MARK not in n)) or "none"
-            raise InputError(
-                f"catalog {name!r}", "no catalog has this name", f"known catalogs: {shown}"
-            )
+            _unknown(name, known)
     return [known[name] for name in dict.fromkeys(names)]
+
+
+def _unknown(name: str, known: Iterable[str]) -> NoReturn:
+    if is_history_name(name):
+        raise missing_catalog(name, known)
+    shown = ", ".join(sorted(n for n in known if HISTORY_MARK not in n)) or "none"
+    raise InputError(f"catalog {name!r}", "no catalog has this name", f"known catalogs: {shown}")

@@ -24,11 +24,16 @@ from deppy.store.materialise import materialise
 from deppy.store.migration import upgraded_reader, upgraded_writer
 from deppy.store.schema import (
     HISTORY_MARK,
+    base_name,
+    generation,
     history,
+    is_history_name,
+    missing_catalog,
     open_for_reading,
     open_for_writing,
     summaries,
     translated_errors,
+    unknown_catalog,
 )
 from deppy.store.source import Snapshot, StoreSource
 from deppy.store.summary import StoredCatalog
@@ -80,6 +85,26 @@ class Store:
         finally:
             conn.close()
         return found[0] if found else None
+
+    def generation(self) -> tuple[object, ...] | None:
+        """Which state of the stored catalogs there is now (None: nothing stored): it changes
+        with each add, refresh, remove or prune, never with a read. One small query, cheap
+        enough to ask every few seconds (``deppy serve`` does, to know when to reload)."""
+        conn = self._reader()
+        if conn is None:
+            return None
+        try:
+            with translated_errors(self.path):
+                return generation(conn)
+        finally:
+            conn.close()
+
+    def missing(self, name: str) -> InputError:
+        """The error for a catalog name no stored catalog answers to, in the words every
+        command uses (:func:`deppy.store.schema.missing_catalog`)."""
+        base = base_name(name)
+        kept = self.history(base) if is_history_name(name) else []
+        return missing_catalog(name, [c.name for c in [*self.list(), *kept]])
 
     def history(self, name: str) -> builtins.list[StoredCatalog]:
         """The catalog ``name`` as stored now, then its earlier contents, most recent first
@@ -153,21 +178,17 @@ class Store:
     def problems(self, name: str) -> tuple[LoadProblem, ...]:
         """The invalid objects skipped when the catalog was added or last refreshed."""
         conn = self._reader()
-        row = None
-        if conn is not None:
-            try:
-                with translated_errors(self.path):
-                    row = conn.execute(
-                        "SELECT problem_list FROM catalog WHERE name = ?", (name,)
-                    ).fetchone()
-            finally:
-                conn.close()
-        if row is None:
-            raise InputError(
-                f"catalog {name!r}",
-                "no stored catalog has this name",
-                "see 'deppy catalog list', or give a catalog directory",
-            )
+        if conn is None:
+            raise _empty(name)
+        try:
+            with translated_errors(self.path):
+                row = conn.execute(
+                    "SELECT problem_list FROM catalog WHERE name = ?", (name,)
+                ).fetchone()
+                if row is None:
+                    raise unknown_catalog(conn, name)
+        finally:
+            conn.close()
         return decode_problems(row[0])
 
     # -- writing -----------------------------------------------------------------------------
@@ -176,14 +197,25 @@ class Store:
     ) -> StoredCatalog:
         """Store a loaded catalog under its name; a name already stored is an error.
         ``references``: a parsed-catalog cache entry's store (``codec``), never a user's."""
-        return self._write(catalog, replace=False, progress=progress, references=references)
+        stored = self._write(catalog, replace=False, progress=progress, references=references)
+        assert stored is not None
+        return stored
 
     def replace(
         self, catalog: Catalog, *, progress: Progress | None = None, keep: int = 0
     ) -> StoredCatalog:
         """Swap a stored catalog for a fresh load of it, in one transaction, keeping the
         ``keep`` most recent earlier contents (the one swapped out becomes ``NAME@1``)."""
-        return self._write(catalog, replace=True, progress=progress, keep=keep)
+        stored = self._write(catalog, replace=True, progress=progress, keep=keep)
+        assert stored is not None
+        return stored
+
+    def refresh(
+        self, catalog: Catalog, *, progress: Progress | None = None, keep: int = 0
+    ) -> StoredCatalog | None:
+        """:meth:`replace`, unless the fresh load holds exactly what is stored: then nothing
+        is written (no earlier contents equal to the catalog) and the answer is None."""
+        return self._write(catalog, replace=True, progress=progress, keep=keep, unchanged=True)
 
     def prune_history(self, name: str, keep: int) -> int:
         """Drop the earlier contents of ``name`` beyond the ``keep`` most recent (never the
@@ -222,7 +254,8 @@ class Store:
         progress: Progress | None,
         keep: int = 0,
         references: bool = False,
-    ) -> StoredCatalog:
+        unchanged: bool = False,
+    ) -> StoredCatalog | None:
         from deppy.store.writer import prepare, tidy, write
 
         if replace:
@@ -231,7 +264,9 @@ class Store:
         conn = upgraded_writer(self.path, open_for_writing(self.path))
         try:
             with translated_errors(self.path):
-                stored = write(conn, prepared, replace=replace, keep=keep)
+                stored = write(
+                    conn, prepared, replace=replace, keep=keep, only_if_changed=unchanged
+                )
                 tidy(conn)
                 return stored
         finally:

@@ -24,6 +24,7 @@ from deppy.store.codec import encode_bundle, encode_others, encode_package, enco
 from deppy.store.schema import (
     CATALOG_TABLES,
     HISTORY_MARK,
+    bump_generation,
     history,
     rollback,
     summaries,
@@ -121,10 +122,17 @@ def prepare(
 
 
 def write(
-    conn: sqlite3.Connection, prepared: PreparedCatalog, *, replace: bool, keep: int = 0
-) -> StoredCatalog:
+    conn: sqlite3.Connection,
+    prepared: PreparedCatalog,
+    *,
+    replace: bool,
+    keep: int = 0,
+    only_if_changed: bool = False,
+) -> StoredCatalog | None:
     """Insert (or, with ``replace``, swap in) one catalog in one transaction; a swapped-out
-    catalog is kept as ``NAME@1`` when ``keep`` earlier contents are kept."""
+    catalog is kept as ``NAME@1`` when ``keep`` earlier contents are kept. ``only_if_changed``:
+    a replacement holding exactly what is stored writes nothing (no ``NAME@1`` equal to the
+    catalog, no reload of a server) and returns None."""
     summary = prepared.summary
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -137,14 +145,41 @@ def write(
             )
         if existing is None and replace:
             raise unknown_catalog(conn, summary.name)
+        if existing is not None and only_if_changed and _same(conn, existing, prepared):
+            conn.execute("ROLLBACK")
+            return None
         if existing is not None:
             _keep_or_delete(conn, summary.name, existing, keep)
         _insert(conn, prepared)
+        bump_generation(conn)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
         raise
     return summary
+
+
+def _same(conn: sqlite3.Connection, catalog_id: int, prepared: PreparedCatalog) -> bool:
+    """Whether the stored catalog ``catalog_id`` holds exactly the rows ``prepared`` would
+    write (the encoding is deterministic: the same content is the same bytes); the search
+    and API index rows are derived from these."""
+    s = prepared.summary
+    row = conn.execute(
+        "SELECT priority, path, problem_list, others FROM catalog WHERE id = ?", (catalog_id,)
+    ).fetchone()
+    if tuple(row) != (s.priority, s.path, prepared.problems, prepared.others):
+        return False
+    packages = conn.execute(
+        "SELECT name, bundles, data FROM package WHERE catalog_id = ? ORDER BY name",
+        (catalog_id,),
+    )
+    if [tuple(r) for r in packages] != prepared.packages:
+        return False
+    bundles = conn.execute(
+        "SELECT package, name, version, data FROM bundle WHERE catalog_id = ? ORDER BY id",
+        (catalog_id,),
+    )
+    return [tuple(r) for r in bundles] == prepared.bundles
 
 
 def _insert(conn: sqlite3.Connection, prepared: PreparedCatalog) -> None:
@@ -240,6 +275,7 @@ def remove(conn: sqlite3.Connection, name: str) -> StoredCatalog:
         for _, earlier in history(conn, name):  # its earlier contents go with it
             _delete_rows(conn, earlier)
         _delete_rows(conn, catalog_id)
+        bump_generation(conn)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)
@@ -257,6 +293,7 @@ def prune(conn: sqlite3.Connection, name: str, keep: int) -> int:
         old = [catalog_id for number, catalog_id in history(conn, name) if number > keep]
         for catalog_id in old:
             _delete_rows(conn, catalog_id)
+        bump_generation(conn)
         conn.execute("COMMIT")
     except BaseException:
         rollback(conn)

@@ -32,9 +32,12 @@ def load_side(
     if path.exists():
         return _said_if_empty(_path_facts(path, store, report), report)
     from deppy.store import Store
+    from deppy.store.schema import is_history_name
 
     stored_store = Store(store)
     stored = stored_store.find(spec)
+    if stored is None and is_history_name(spec):
+        raise stored_store.missing(spec)
     if stored is None:
         names = sorted(c.name for c in stored_store.list())
         raise InputError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gc
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,9 +21,12 @@ if TYPE_CHECKING:
     from deppy.catalog.catalog_set import BundleSource
     from deppy.catalog.fbc.cache import ParsedCache
     from deppy.catalog.model import Catalog, LoadProblem
+    from deppy.resolution.answer import Resolution
+    from deppy.resolution.request import ResolutionRequest
     from deppy.store import Store
 
 EMBEDDED = "embedded"
+_EMPTY = "deppy: warning: catalog {}: no packages (loaded as empty)"
 SHOWN_PROBLEMS = 5
 
 
@@ -49,6 +52,7 @@ def load_catalogs(
     store: Path | None = None,
     sources: Sequence[str] = (),
     one_shot: bool = True,
+    problems_later: bool = False,
 ) -> BundleSource:
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid
     — of the catalogs the command reads: with ``sources`` (``--source``), only of those named.
@@ -65,13 +69,17 @@ def load_catalogs(
     catalog is millions of acyclic objects that live until the process ends, and walking them
     cost a community catalog ~0.25 s and a 10x one ~1.6 s. A server (False) holds its
     catalogs whole and collects as usual.
+
+    ``problems_later``: ``report`` hears no catalog's load problems; the command says them
+    after its answer, for the catalogs the answer used (:func:`problem_notes`).
     """
+
     if not one_shot:
-        return _load_catalogs(specs, report, store, sources, lazy=False)
+        return _load_catalogs(specs, report, store, sources, lazy=False, later=problems_later)
     collecting = gc.isenabled()
     gc.disable()
     try:
-        source = _load_catalogs(specs, report, store, sources, lazy=True)
+        source = _load_catalogs(specs, report, store, sources, lazy=True, later=problems_later)
     finally:
         if collecting:
             gc.freeze()
@@ -107,6 +115,7 @@ def _load_catalogs(
     sources: Sequence[str],
     *,
     lazy: bool,
+    later: bool = False,
 ) -> BundleSource:
     if not specs:
         from deppy.store import Store
@@ -114,7 +123,7 @@ def _load_catalogs(
         stored_store = Store(store)
         stored = stored_store.source()
         if stored is not None:
-            if report is not None:  # listed when added or refreshed; now a line each
+            if report is not None and not later:  # listed when added or refreshed
                 _report_stored(stored_store, report, sources)
             return stored
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
@@ -124,18 +133,21 @@ def _load_catalogs(
                 "using the embedded example catalog"
             )
     stored_names = [s.path for s in specs if _stored_name(s, store)]
+    for spec in specs:
+        if spec.path not in stored_names:
+            _no_missing_history(spec, store)
     if stored_names and len(stored_names) == len(specs):
         from deppy.store import Store
 
         named_store = Store(store)
         source = named_store.source(stored_names)  # the store reads only what is asked: fast
         if source is not None:
-            if report is not None:
+            if report is not None and not later:
                 _report_stored(named_store, report, sources or stored_names)
             return source
     cache = parsed_cache(store)
     if cache is not None and lazy and len(specs) == 1:
-        cached = _cached_source(specs[0], cache, report, sources)
+        cached = _cached_source(specs[0], cache, report, sources, later)
         if cached is not None:
             return cached
     from deppy.catalog.bundle_tree import load_any_catalog
@@ -158,7 +170,10 @@ def _load_catalogs(
                 spec.path, name=spec.name, priority=spec.priority, cache=cache, file_backed=lazy
             )
         if report is not None and (not sources or catalog.name in sources):
-            report_problems(catalog, report, listed=False, where=spec.path)
+            if not later:
+                report_problems(catalog, report, listed=False, where=spec.path)
+            elif not catalog.bundles and not catalog.problems:
+                report(_EMPTY.format(catalog.name))
         catalogs.append(catalog)
     return CatalogSet(catalogs)
 
@@ -179,7 +194,11 @@ def parsed_cache(home: Path | None = None) -> ParsedCache | None:
 
 
 def _cached_source(
-    spec: CatalogSpec, cache: ParsedCache, report: Report | None, sources: Sequence[str]
+    spec: CatalogSpec,
+    cache: ParsedCache,
+    report: Report | None,
+    sources: Sequence[str],
+    later: bool = False,
 ) -> BundleSource | None:
     """The catalog directory of ``spec`` read lazily from its cache entry (only the packages
     the command touches), when the directory is unchanged since the entry was written; its
@@ -205,8 +224,8 @@ def _cached_source(
         return None
     if report is not None and (not sources or name in sources):
         if not cached.summary.bundles and not problems:
-            report(f"deppy: warning: catalog {name}: no packages (loaded as empty)")
-        if problems:
+            report(_EMPTY.format(name))
+        if problems and not later:
             for line in problems_lines(name, problems, spec.path):
                 report(line)
     return source
@@ -230,6 +249,85 @@ def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
     from deppy.store import Store
 
     return Store(store).find(spec.path) is not None
+
+
+def _no_missing_history(spec: CatalogSpec, store: Path | None) -> None:
+    """A ``--catalog NAME@N`` that is no path and no kept earlier contents is the store's one
+    error for it (as ``catalog diff`` and ``--source`` say it), not "catalog not found"."""
+    from deppy.store.schema import is_history_name
+
+    if spec.name is not None or not is_history_name(spec.path) or Path(spec.path).exists():
+        return
+    from deppy.store import Store
+
+    raise Store(store).missing(spec.path)
+
+
+def catalogs_used(
+    resolution: Resolution, request: ResolutionRequest, source: BundleSource
+) -> list[str]:
+    """The catalogs an answer used: those its selection comes from; with no selection, those
+    holding the packages asked about (the explanation is about them)."""
+    if resolution.selection is not None:
+        return [s.catalog for s in resolution.selection]
+    from deppy.store.schema import base_name  # NAME@1 answers as NAME
+
+    asked = {base_name(name) for name in request.sources}
+    packages = [r.package for r in request.required] + [i.package for i in request.installed]
+    return [
+        name
+        for package in packages
+        for name in source.catalogs_with(package)
+        if not asked or name in asked
+    ]
+
+
+def used_problems(
+    source: BundleSource, catalogs: Iterable[str], *, stored: bool = False
+) -> list[tuple[str, Sequence[LoadProblem], str]]:
+    """(name, load problems, where ``deppy catalog problems`` lists them) of each of
+    ``catalogs`` — those an answer used — that was loaded with problems, each once. A stored
+    catalog's problems are listed when it is added or refreshed; other commands say them only
+    for the catalogs their answer used (:func:`problem_notes`, :func:`problem_lines_of`).
+    ``stored``: ``source`` holds stored catalogs read whole (a server's), listed by name."""
+    from deppy.catalog.catalog_set import CatalogSet
+
+    found = []
+    for name in dict.fromkeys(catalogs):
+        if isinstance(source, CatalogSet):
+            if name not in source.names():
+                continue
+            catalog = source.catalog(name)
+            problems: Sequence[LoadProblem] = catalog.problems
+            where = str(catalog.path) if catalog.path and not stored else name
+        else:
+            problems_of = getattr(source, "problems_of", None)
+            if problems_of is None:
+                continue
+            problems, where = problems_of(name)
+        if problems:
+            found.append((name, problems, where))
+    return found
+
+
+def problem_notes(
+    source: BundleSource, catalogs: Iterable[str], *, stored: bool = False
+) -> list[str]:
+    """The load problems of the catalogs an answer used, one warning each (no ``deppy:
+    warning:``), as machine formats carry them in their ``warnings``."""
+    return [
+        f"catalog {name}: {problems_what(problems)}: deppy catalog problems {where}"
+        for name, problems, where in used_problems(source, catalogs, stored=stored)
+    ]
+
+
+def problem_lines_of(source: BundleSource, catalogs: Iterable[str]) -> list[str]:
+    """The same as lines for people on stderr, each within a screen's width."""
+    return [
+        line
+        for name, problems, where in used_problems(source, catalogs)
+        for line in problems_lines(name, problems, where)
+    ]
 
 
 def _report_stored(store: Store, report: Report, names: Sequence[str]) -> None:
@@ -310,7 +408,7 @@ def report_problems(
     and the first few; otherwise one line naming the command that lists them (``where`` is
     the catalog's name or path for that command). An empty catalog is said in one line."""
     if not catalog.bundles and not catalog.problems:
-        report(f"deppy: warning: catalog {catalog.name}: no packages (loaded as empty)")
+        report(_EMPTY.format(catalog.name))
     if not catalog.problems:
         return
     count = len(catalog.problems)

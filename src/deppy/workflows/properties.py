@@ -26,7 +26,7 @@ from deppy.cluster.projection import (
     synthesise_properties,
 )
 from deppy.errors import InputError
-from deppy.input_limits import UnsafeInput, json_value, yaml_documents
+from deppy.input_limits import UnsafeInput, json_value, read_input, yaml_documents
 
 __all__ = ["AnnotatedCSV", "annotate_csv", "read_csv_file"]
 
@@ -42,10 +42,7 @@ def read_csv_file(path: Path) -> tuple[dict[str, Any], bool]:
     """The CSV in ``path`` (YAML or JSON, one document) and whether it was JSON."""
     import yaml
 
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputError(str(path), f"cannot read the file: {error.strerror}") from None
+    data = read_input(path)
     is_json = data.lstrip()[:1] == b"{"
     try:
         docs = [json_value(data)] if is_json else yaml_documents(data)

@@ -40,7 +40,7 @@ from deppy.catalog.fbc.recording import (
     Recorder,
 )
 from deppy.catalog.model import Catalog, LoadProblem
-from deppy.errors import InputError
+from deppy.errors import InputError, not_a_file
 
 __all__ = ["load_catalog", "load_catalog_documents"]
 
@@ -159,7 +159,8 @@ def load_catalog(
             str(root), "catalog not found", "give the directory of a File-Based Catalog"
         )
     if not (root.is_dir() or root.is_file()):
-        raise InputError(str(root), "not a directory or regular file", "give a catalog directory")
+        what = not_a_file(root.stat().st_mode, "a catalog directory or file")
+        raise InputError(str(root), what, "give a catalog directory")
     if root.is_dir() and not os.access(root, os.R_OK | os.X_OK):
         raise InputError(str(root), "catalog directory cannot be read", "check its permissions")
     catalog_name = name if name is not None else (root.name if root.is_dir() else root.stem)

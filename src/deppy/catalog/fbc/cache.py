@@ -44,6 +44,7 @@ from deppy.catalog.fbc.entry_checks import (
     read_entry,
     seal_file,
     sealed,
+    touch_checked,
     unsealed,
 )
 from deppy.catalog.file_values import file_identity
@@ -364,13 +365,10 @@ class ParsedCache:
 
 def _mark_used(path: Path) -> bool:
     """Mark an entry recently used (the last to be evicted) by its access time alone: its
-    modification time is part of the version its integrity check was made for
-    (``entry_checks.sqlite_is_whole``), so a read never costs the next run a full check."""
-    try:
-        os.utime(path, ns=(time.time_ns(), os.lstat(path).st_mtime_ns), follow_symlinks=False)
-    except (OSError, NotImplementedError):
-        return False
-    return True
+    modification and change times are part of the version its integrity check was made for,
+    and the check's mark is carried over the touch (``entry_checks.touch_checked``), so a read
+    never costs the next run a full check."""
+    return touch_checked(path, time.time_ns())
 
 
 class _Withdrawn(Exception):

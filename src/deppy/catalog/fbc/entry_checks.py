@@ -125,11 +125,13 @@ def sqlite_is_whole(path: str | os.PathLike[str], limit: int) -> bool:
     """Whether a SQLite entry sealed by :func:`seal_sqlite` holds the bytes written.
 
     Its bytes are read once per version of the file: a check that passed leaves a mark beside
-    the entry (:func:`check_mark`) naming the file's inode, device, size and modification time,
-    and a run that finds the file as marked trusts it without reading it again (a 300 MB entry
-    of a 10x catalog cost every repeated run ~0.15 s). Any write to the file (a torn copy, bytes
-    flipped in place) gives it another modification time, or another inode when it is replaced,
-    so the next run reads it whole again."""
+    the entry (:func:`check_mark`) naming the file's inode, device, size, modification and
+    change times, and a run that finds the file as marked trusts it without reading it again (a
+    300 MB entry of a 10x catalog cost every repeated run ~0.15 s). Any write to the file (a
+    torn copy, bytes flipped in place) gives it another change time — which, unlike the
+    modification time, no one can put back (``touch -d``, ``os.utime``) — or another inode when
+    it is replaced, so the next run reads it whole again. The cache's own touch of an entry it
+    uses carries the mark over (:func:`touch_checked`)."""
     found = entry_stat(path, limit)
     if found is None:
         return False
@@ -164,7 +166,26 @@ CHECKED: Final = "checked-"
 
 
 def _version(found: os.stat_result) -> str:
-    return f"{found.st_ino} {found.st_dev} {found.st_size} {found.st_mtime_ns}"
+    return f"{found.st_ino} {found.st_dev} {found.st_size} {found.st_mtime_ns} {found.st_ctime_ns}"
+
+
+def touch_checked(path: str | os.PathLike[str], atime_ns: int) -> bool:
+    """Set the access time of the entry at ``path`` (the cache's "recently used"), keeping its
+    modification time; a mark of a passed check that named the file as it was before the touch
+    names it as it is after (the touch changes the change time, and would otherwise cost every
+    run a full check). Only a write in the microseconds between the look and the touch would be
+    carried over with it; a write at any other time leaves the file a version never checked.
+    False when the file cannot be touched."""
+    try:
+        before = os.lstat(path)
+        os.utime(path, ns=(atime_ns, before.st_mtime_ns), follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        return False
+    mark = check_mark(path)
+    if _marked(mark) == _version(before):
+        with contextlib.suppress(OSError):
+            _mark(mark, _version(os.lstat(path)))
+    return True
 
 
 def _marked(mark: str) -> str | None:
