@@ -130,7 +130,7 @@ def plan_cmd(
         target_kube=kube_version,
         kubeconfig=kubeconfig,
     )
-    settings.target()  # a target that is no version fails here, before any work
+    settings.check()  # a bad target or catalog fails here, before any worker starts
     rollup = Rollup()
     out = sys.stdout.buffer
     refs: list[ClusterRef] = []
@@ -146,6 +146,8 @@ def plan_cmd(
         say(f"deppy: fleet plan interrupted: {rollup.total} of {of} planned and written; the "
             "run stopped", err=True)  # fmt: skip
         sys.exit(EXIT_INTERRUPTED)
+    if rollup.target is None and (ocp_version or kube_version):  # no cluster planned
+        rollup.target = {"openshiftVersion": ocp_version, "kubernetesVersion": kube_version}
     summary = rollup.summary()
     if output == "json":
         out.write(b'\n],\n"summary": ')

@@ -16,12 +16,17 @@ from typing import Any
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.upgrade_edges import UpgradeGraph, forward_targets, upgrade_graph
+from deppy.cluster.objects import KIND_CLUSTER_EXTENSION, KIND_CSV, KIND_SUBSCRIPTION
 from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.installed import CLUSTER_CATALOG, locate_installed
 from deppy.resolution.nodes import RuntimeConstraints
 from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
 from deppy.resolution.variables import ClusterIncompatible
 from deppy.workflows.catalog_loading import unknown_package
+
+# an installed bundle's text when it was read from a cluster (deppy.cluster.installed)
+READ_FROM_CLUSTER = tuple(f"{kind} " for kind in (KIND_SUBSCRIPTION, KIND_CLUSTER_EXTENSION,
+                                                  KIND_CSV))  # fmt: skip
 
 __all__ = [
     "ChannelUpdates",
@@ -174,9 +179,16 @@ def upgrade_reports(
     for item in installed:
         if not context.catalogs.has_package(item.package):
             # "up to date" would be a guess about a package deppy knows nothing of
-            where = f"--installed {item.text!r}" if item.text else f"package {item.package!r}"
-            raise unknown_package(context.catalogs, item.package, where)
+            raise unknown_package(context.catalogs, item.package, _named(item))
     return [_report(item, context, context_graphs) for item in installed], context.warnings
+
+
+def _named(item: InstalledBundle) -> str:
+    """How an error names an installed bundle: as the cluster object it was read from
+    (``Subscription ns/name``, in the export the caller names), else as the user's flag."""
+    if item.text.startswith(READ_FROM_CLUSTER):
+        return item.text
+    return f"--installed {item.text!r}" if item.text else f"package {item.package!r}"
 
 
 def _report(
