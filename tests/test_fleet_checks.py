@@ -4,8 +4,6 @@ names the export's object, not a flag the user never typed; counts are singular 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.conftest import shared_path
@@ -26,8 +24,9 @@ def community() -> str:
 @pytest.mark.parametrize("option", ["--catalog", "--since"])
 def test_a_catalog_that_does_not_exist_fails_before_any_worker(community: str, option: str) -> None:
     """Default workers (a dask cluster would start): one line, exit 2, nothing on stdout."""
-    catalogs = ("--catalog", "NOSUCH") if option == "--catalog" else ("--catalog", community,
-                                                                      "--since", "NOSUCH")  # fmt: skip
+    catalogs = ["--catalog", "NOSUCH"]
+    if option == "--since":
+        catalogs = ["--catalog", community, "--since", "NOSUCH"]
     code, out, err = run("fleet", "plan", str(SAMPLES), *catalogs, "-o", "html")
     assert (code, out) == (2, "")
     assert err.splitlines() == [
