@@ -61,3 +61,19 @@ def test_the_docs_say_how_to_serve_the_site_for_its_search() -> None:
     assert re.search(r"^docs-serve:", makefile, re.M)
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "make docs-serve" in readme and "make docs-serve" in page("contributing/index.md")
+
+
+def test_the_resolved_catalogs_page_runs_a_whole_example() -> None:
+    """It shows the ClusterExtensions it resolves and a command using --resolved-catalog that
+    tests/test_readme.py runs (a runnable block), whose plan selects the resolved catalog."""
+    from tests.docs_pages import examples
+
+    found = [e for e in examples() if e.where.startswith("docs/olm-v1/resolved-catalogs.md:")]
+    assert len(found) == 1
+    (step,) = found[0].steps
+    files = dict(found[0].files)
+    assert (
+        "--resolved-catalog" in step.command
+        and "kind: ClusterExtension" in files[step.command.split("-f ", 1)[1].split()[0]]
+    )
+    assert "kind: ClusterCatalog" in step.shown and "deppy-observability" in step.shown
