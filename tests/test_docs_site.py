@@ -13,7 +13,21 @@ import yaml
 from deppy.explain.bar_chart import PALETTE
 from tests.docs_pages import DOCS, ROOT, page
 
-NUMBERS = ("zero one two three four five six seven eight nine ten eleven twelve").split()
+NUMBERS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
 
 
 def _labelled(items: list[Any]) -> list[tuple[str, str]]:
