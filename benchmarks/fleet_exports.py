@@ -167,9 +167,10 @@ ARGOCD = "argocd-operator"
 def _sample_v1(name: str, extensions: list[dict[str, Any]]) -> dict[str, Any]:
     """An OLM v1 cluster's export: the community content as a ClusterCatalog, and
     ``extensions``."""
+    from tests.olmv1_objects import cluster_catalog
+
     from deppy.cluster.export import export_document
     from deppy.cluster.state import ClusterState
-    from tests.olmv1_objects import cluster_catalog
 
     state = ClusterState(
         where=f"https://api.{name}.example:6443",
@@ -200,10 +201,14 @@ def write_sample_fleet(source: BundleSource, directory: Path) -> None:
         "edge-argocd": [cluster_extension("argocd", ARGOCD, "0.16.0")],
         "edge-gitlab": [cluster_extension("gitlab", GITLAB, "2.5.2")],
         "edge-pinned": [cluster_extension("gitlab", GITLAB, "2.5.2", version="~2.5")],
-        "edge-both": [cluster_extension("argocd", ARGOCD, "0.16.0"),
-                      cluster_extension("gitlab", GITLAB, "2.5.2")],  # fmt: skip
-        "edge-broken": [cluster_extension("gone", ARGOCD, "0.0.1"),
-                        cluster_extension("typo", "no-such-operator", "1.0.0")],  # fmt: skip
+        "edge-both": [
+            cluster_extension("argocd", ARGOCD, "0.16.0"),
+            cluster_extension("gitlab", GITLAB, "2.5.2"),
+        ],
+        "edge-broken": [
+            cluster_extension("gone", ARGOCD, "0.0.1"),
+            cluster_extension("typo", "no-such-operator", "1.0.0"),
+        ],
     }
     for name, extensions in clusters.items():
         document = _sample_v1(name, extensions)
