@@ -10,9 +10,11 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 
 from tests.chromium import ARTIFACTS, DOCS_IMAGES, chromium, needs_chromium
 from tests.conftest import free_port
@@ -33,10 +35,17 @@ FOR_THE_DOCS = {  # screenshot -> the name docs/service/index.md shows it under
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """``deppy serve`` over the community store, on a free loopback port, in this process."""
+    with serving(store_app()) as url:
+        yield url
+
+
+@contextmanager
+def serving(app: FastAPI) -> Iterator[str]:
+    """``app`` served by uvicorn on a free loopback port, in this process: its URL."""
     import uvicorn
 
     port = free_port()
-    config = uvicorn.Config(store_app(), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
