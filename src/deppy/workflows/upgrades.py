@@ -16,7 +16,6 @@ from typing import Any
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle, Channel
 from deppy.catalog.upgrade_edges import UpgradeGraph, forward_targets, upgrade_graph
-from deppy.cluster.objects import KIND_CLUSTER_EXTENSION, KIND_CSV, KIND_SUBSCRIPTION
 from deppy.resolution.context import CandidateOrder, ResolutionContext
 from deppy.resolution.installed import CLUSTER_CATALOG, locate_installed
 from deppy.resolution.nodes import RuntimeConstraints
@@ -24,9 +23,9 @@ from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRe
 from deppy.resolution.variables import ClusterIncompatible
 from deppy.workflows.catalog_loading import unknown_package
 
-# an installed bundle's text when it was read from a cluster (deppy.cluster.installed)
-READ_FROM_CLUSTER = tuple(f"{kind} " for kind in (KIND_SUBSCRIPTION, KIND_CLUSTER_EXTENSION,
-                                                  KIND_CSV))  # fmt: skip
+# how an installed bundle's text begins when it was read from a cluster (``describe`` in
+# deppy.cluster.objects: "Kind namespace/name"), named here without importing deppy.cluster
+READ_FROM_CLUSTER = ("Subscription ", "ClusterExtension ", "ClusterServiceVersion ")
 
 __all__ = [
     "ChannelUpdates",
