@@ -4,6 +4,8 @@ names the export's object, not a flag the user never typed; counts are singular 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import shared_path
@@ -35,11 +37,20 @@ def test_a_catalog_that_does_not_exist_fails_before_any_worker(community: str, o
     ]
 
 
-def test_the_report_names_the_target_when_no_cluster_could_be_planned(community: str) -> None:
-    code, out, err = run("fleet", "plan", str(BROKEN), "--catalog", community,
-                         "--ocp-version", "4.20", "-o", "html", "--workers", "0")  # fmt: skip
-    assert code == 2, err
-    assert "Blockers per package (OpenShift 4.20)" in out
+@pytest.mark.parametrize(
+    ("export", "target", "named"),
+    [
+        (BROKEN, ("--ocp-version", "4.20"), "OpenShift 4.20"),  # no cluster could be planned
+        (HEALTHY, ("--kube-version", "1.33"), "Kubernetes 1.33"),  # not the cluster's OpenShift
+    ],
+)
+def test_the_report_names_the_target_given(
+    community: str, export: Path, target: tuple[str, str], named: str
+) -> None:
+    code, out, err = run("fleet", "plan", str(export), "--catalog", community, *target,
+                         "-o", "html", "--workers", "0")  # fmt: skip
+    assert code == (2 if export == BROKEN else 0), err
+    assert f"Blockers per package ({named})" in out
     assert "no target given" not in out
 
 

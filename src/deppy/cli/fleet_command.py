@@ -132,6 +132,8 @@ def plan_cmd(
     )
     settings.check()  # a bad target or catalog fails here, before any worker starts
     rollup = Rollup()
+    if ocp_version or kube_version:  # the target asked, not a cluster's (nor none, if none planned)
+        rollup.target = {"openshiftVersion": ocp_version, "kubernetesVersion": kube_version}
     out = sys.stdout.buffer
     refs: list[ClusterRef] = []
     try:  # from listing the exports to the last record
@@ -146,8 +148,6 @@ def plan_cmd(
         say(f"deppy: fleet plan interrupted: {rollup.total} of {of} planned and written; the "
             "run stopped", err=True)  # fmt: skip
         sys.exit(EXIT_INTERRUPTED)
-    if rollup.target is None and (ocp_version or kube_version):  # no cluster planned
-        rollup.target = {"openshiftVersion": ocp_version, "kubernetesVersion": kube_version}
     summary = rollup.summary()
     if output == "json":
         out.write(b'\n],\n"summary": ')
