@@ -109,6 +109,15 @@ def test_the_cli_reference_summarises_commands_whole_and_explains_every_option(
     assert "N/A" not in words_of(site / "reference" / "cli.html")
 
 
+def test_the_home_page_numbers_the_five_tasks_one_to_five(site: Path) -> None:
+    """Each task's command block belongs to its list item (indented four spaces, as
+    Python-Markdown wants): with three, every block ended the list and each task read "1."."""
+    page = text_of(site / "index.html")
+    tasks = page.split('id="the-five-most-common-tasks"', 1)[1].split("<h2", 1)[0]
+    assert tasks.count("<ol") == 1
+    assert tasks.count("<li>") == 5
+
+
 def test_no_option_s_help_begins_with_a_word_naming_nothing() -> None:
     """An option's help is read on its own (``--help`` sorts options as click adds them):
     "Read them from…" under ``--cluster`` named nothing for "them"."""

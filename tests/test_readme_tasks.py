@@ -18,7 +18,7 @@ from tests.docs_pages import ROOT, page
 from tests.ports import free_port
 
 SECTION = re.compile(r"^## The five most common tasks\n(.*?)^(?:And to run deppy|## )", re.M | re.S)
-COMMAND = re.compile(r"^   ```sh\n   (.*?)\n   ```", re.M)
+COMMAND = re.compile(r"^    ```sh\n    (.*?)\n    ```", re.M)  # 4 spaces: in the list item
 OLM_V1_REFUSES_PART = 3  # task 2's plan: OLM v1 would refuse one ClusterExtension as written
 
 
