@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench fuzz lock install clean proto docs
+.PHONY: run test lint typecheck unit bench fuzz lock install clean proto docs docs-serve
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -45,6 +45,9 @@ test: lint typecheck unit
 
 docs: $(STAMP)  ## the documentation site into site/; tests/test_docs.py builds it too
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: docs  ## the site at http://127.0.0.1:8000/: its search works there, not from file://
+	$(BIN)/python -m http.server --bind 127.0.0.1 --directory site 8000
 
 fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short one
 	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py tests/test_fuzz_fleet_olmv1.py -s -p no:randomly

@@ -154,3 +154,72 @@ def write_fleet(
         path.write_bytes(data)
         paths.append(path)
     return paths
+
+
+# The sample fleet under examples/fleet/ (README task 4): a few dozen small clusters of the
+# community v4.18 catalog, OLM v0 and v1, some broken; written once and committed.
+SAMPLE_CATALOG = "community-operators-prod-v4.18"  # the folder name under ../shared/catalogs
+SAMPLE_V0 = 30
+GITLAB = "gitlab-operator-kubernetes"  # 2.5.2 stops at OpenShift 4.19
+ARGOCD = "argocd-operator"
+
+
+def _sample_v1(name: str, extensions: list[dict[str, Any]]) -> dict[str, Any]:
+    """An OLM v1 cluster's export: the community content as a ClusterCatalog, and
+    ``extensions``."""
+    from tests.olmv1_objects import cluster_catalog
+
+    from deppy.cluster.export import export_document
+    from deppy.cluster.state import ClusterState
+
+    state = ClusterState(
+        where=f"https://api.{name}.example:6443",
+        cluster_catalogs=(cluster_catalog(SAMPLE_CATALOG),),
+        cluster_extensions=tuple(extensions),
+        kube_version="v1.31.2",
+        openshift_version="4.18.3",
+    )
+    return export_document(state)
+
+
+def write_sample_fleet(source: BundleSource, directory: Path) -> None:
+    """examples/fleet/: ``SAMPLE_V0`` OLM v0 clusters (every tenth broken one of three ways)
+    and five OLM v1 clusters (one with extensions OLM v1 cannot plan), indented JSON."""
+    from tests.olmv1_objects import cluster_extension
+
+    v0 = directory / "olm-v0"
+    write_fleet(source, v0, SAMPLE_V0, seed=40, low=3, high=8, damaged=True)
+    for path in sorted(v0.glob("*.json")):
+        try:
+            path.write_bytes(orjson.dumps(orjson.loads(path.read_bytes()),
+                                          option=orjson.OPT_INDENT_2) + b"\n")  # fmt: skip
+        except orjson.JSONDecodeError:
+            continue  # the broken ones stay cut short
+    v1 = directory / "olm-v1"
+    v1.mkdir(parents=True, exist_ok=True)
+    clusters = {
+        "edge-argocd": [cluster_extension("argocd", ARGOCD, "0.16.0")],
+        "edge-gitlab": [cluster_extension("gitlab", GITLAB, "2.5.2")],
+        "edge-pinned": [cluster_extension("gitlab", GITLAB, "2.5.2", version="~2.5")],
+        "edge-both": [
+            cluster_extension("argocd", ARGOCD, "0.16.0"),
+            cluster_extension("gitlab", GITLAB, "2.5.2"),
+        ],
+        "edge-broken": [
+            cluster_extension("gone", ARGOCD, "0.0.1"),
+            cluster_extension("typo", "no-such-operator", "1.0.0"),
+        ],
+    }
+    for name, extensions in clusters.items():
+        document = _sample_v1(name, extensions)
+        (v1 / f"{name}.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2)
+                                          + b"\n")  # fmt: skip
+
+
+if __name__ == "__main__":  # python -m benchmarks.fleet_exports ../shared/catalogs/… examples/fleet
+    import sys
+
+    from deppy.resolution.request_parsing import parse_catalog
+    from deppy.workflows.catalog_loading import load_catalogs
+
+    write_sample_fleet(load_catalogs([parse_catalog(sys.argv[1])]), Path(sys.argv[2]))

@@ -95,6 +95,42 @@ def test_every_command_and_option_is_in_the_cli_reference(site: Path) -> None:
     assert missing == []
 
 
+def test_the_cli_reference_summarises_commands_whole_and_explains_every_option(
+    site: Path,
+) -> None:
+    """A command's summary in its group's list is a whole sentence (the first line of a
+    docstring stopped mid-sentence: "Show a package: channels, default channel,"), and no
+    option reads "N/A" for want of a help text."""
+    page = text_of(site / "reference" / "cli.html")
+    summaries = re.findall(r"<li><em><a [^>]*>([\w-]+)</a></em>: (.*?)</li>", page)
+    assert len(summaries) > 20
+    cut = [f"{name}: {html.unescape(text)}" for name, text in summaries if not text.endswith(".")]
+    assert cut == []
+    assert "N/A" not in words_of(site / "reference" / "cli.html")
+
+
+def test_the_home_page_numbers_the_five_tasks_one_to_five(site: Path) -> None:
+    """Each task's command block belongs to its list item (indented four spaces, as
+    Python-Markdown wants): with three, every block ended the list and each task read "1."."""
+    page = text_of(site / "index.html")
+    tasks = page.split('id="the-five-most-common-tasks"', 1)[1].split("<h2", 1)[0]
+    assert tasks.count("<ol") == 1
+    assert tasks.count("<li>") == 5
+
+
+def test_no_option_s_help_begins_with_a_word_naming_nothing() -> None:
+    """An option's help is read on its own (``--help`` sorts options as click adds them):
+    "Read them from…" under ``--cluster`` named nothing for "them"."""
+    vague = re.compile(r"^(\w+ ){0,2}(them|it)\b", re.I)
+    found = [
+        f"{name} {parameter.opts[-1]}: {parameter.help}"
+        for name, command in all_commands()
+        for parameter in command.params
+        if isinstance(parameter, click.Option) and vague.match(parameter.help or "")
+    ]
+    assert found == []
+
+
 def test_the_generated_reference_pages_hold_the_code_s_tables(site: Path) -> None:
     from deppy.controller.events import EVENT_REASONS
     from deppy.controller.install.crds import all_crds

@@ -10,6 +10,7 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -34,11 +35,13 @@ FOR_THE_DOCS = {  # screenshot -> the name docs/service/index.md shows it under
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """``deppy serve`` over the community store, on a free loopback port, in this process."""
-    yield from serving(store_app())
+    with serving(store_app()) as url:
+        yield url
 
 
+@contextmanager
 def serving(app: FastAPI) -> Iterator[str]:
-    """``app`` served on a free loopback port, in this process, until the generator ends."""
+    """``app`` served by uvicorn on a free loopback port, in this process: its URL."""
     import uvicorn
 
     port = free_port()

@@ -25,7 +25,7 @@ def tied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     folder = tmp_path_factory.mktemp("tied")
     specs = [catalog_dir(folder, name, "1.0.0", "1.1.0") for name in ("a", "b")]
     installed = Path(write(folder, extension(installed="1.0.0"))).read_text(encoding="utf-8")
-    for url in serving(paths_app(*specs)):
+    with serving(paths_app(*specs)) as url:
         yield url, installed
 
 

@@ -35,12 +35,26 @@ def on_config(config: Any) -> Any:
         context = click.Context(group)
         for name in group.list_commands(context):  # lazy groups attach their commands here
             command = group.get_command(context, name)
+            if command is not None and command.short_help is None and command.help:
+                command.short_help = first_sentence(command.help)
             if isinstance(command, click.Group):
                 attach(command)
 
     register_commands()
     attach(cli)
     return config
+
+
+SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z(\"']|\s*$)")
+
+
+def first_sentence(help_text: str) -> str:
+    """A command's summary for its group's list: the first sentence of its help. mkdocs-click
+    shows the help's first line, which stops mid-sentence where a docstring's first sentence
+    wraps ("Show a package: channels, default channel,")."""
+    paragraph = " ".join(help_text.strip().split("\n\n", 1)[0].replace("\b", "").split())
+    end = SENTENCE_END.search(paragraph)
+    return paragraph[: end.end()] if end else paragraph
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

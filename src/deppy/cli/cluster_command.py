@@ -21,7 +21,12 @@ def cluster_group() -> None:
 @click.option("--kubeconfig", metavar="FILE", help="Default: $KUBECONFIG, else ~/.kube/config.")
 @click.option("--context", "kube_context", metavar="NAME", help="The kubeconfig context.")
 @click.option(
-    "-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True
+    "-o",
+    "--output",
+    type=click.Choice(["yaml", "json"]),
+    default="yaml",
+    show_default=True,
+    help="The export's format (deppy reads either).",
 )
 @click.option(
     "-f",

@@ -25,7 +25,13 @@ from deppy.observability import log_format_option
 @click.option(
     "--health-host", default="127.0.0.1", show_default=True, help="Where /healthz listens."
 )
-@click.option("--health-port", type=int, default=8080, show_default=True)
+@click.option(
+    "--health-port",
+    type=int,
+    default=8080,
+    show_default=True,
+    help="Where /healthz and /metrics listen.",
+)
 @click.option(
     "--priority",
     type=int,

@@ -130,8 +130,10 @@ def plan_cmd(
         target_kube=kube_version,
         kubeconfig=kubeconfig,
     )
-    settings.target()  # a target that is no version fails here, before any work
+    settings.check()  # a bad target or catalog fails here, before any worker starts
     rollup = Rollup()
+    if ocp_version or kube_version:  # the target asked, not a cluster's (nor none, if none planned)
+        rollup.target = {"openshiftVersion": ocp_version, "kubernetesVersion": kube_version}
     out = sys.stdout.buffer
     refs: list[ClusterRef] = []
     try:  # from listing the exports to the last record

@@ -13,7 +13,13 @@ from deppy.cli.main import cli
     "--namespace", default="deppy-system", show_default=True, help="Where the controller runs."
 )
 @click.option("--image", default="deppy:latest", show_default=True, help="The controller's image.")
-@click.option("--replicas", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option(
+    "--replicas",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Controller replicas in the Deployment (one works, the others stand by).",
+)
 @click.option(
     "--only",
     type=click.Choice(["all", "crds", "objects"]),

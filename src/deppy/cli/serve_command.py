@@ -23,7 +23,13 @@ DEFAULTS = ServiceConfig()
 
 @cli.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8080,
+    show_default=True,
+    help="Port to listen on (0: one the system chooses, logged once listening).",
+)
 @click.option(
     "--catalog",
     "catalogs",

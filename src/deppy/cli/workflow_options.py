@@ -96,7 +96,8 @@ def cluster_input_options(function: F) -> F:
         "cluster_path",
         type=click.Path(path_type=Path),
         metavar="FILE|DIR",
-        help="Read them from a 'deppy cluster export' file or 'kubectl get -o yaml' output.",
+        help="Read the installed operators, versions and catalogs from a 'deppy cluster export' "
+        "file, or a file or directory of 'kubectl get -o yaml' output.",
     )(function)
 
 

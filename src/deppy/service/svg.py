@@ -262,6 +262,7 @@ def resolution_graph_svg(graph: Mapping[str, Any], title: str = "Resolution grap
         for n, node_id in enumerate(ids):
             place[node_id] = (offset + n * (box_w + gap_x), 40 + depth * pitch)
     body = [f'<text x="10" y="20" style="font:bold 13px sans-serif">{escape(title)}</text>']
+    reach = width  # the picture widens to the right end of the longest label
     for target, arriving in into.items():
         # the labels of the edges into one bundle stand one above the other, never on each other
         for k, edge in enumerate(reversed(arriving)):
@@ -269,16 +270,17 @@ def resolution_graph_svg(graph: Mapping[str, Any], title: str = "Resolution grap
             sx, sy, tx, ty = x1 + box_w / 2, y1 + BOX_H, x2 + box_w / 2, y2
             kind = edge["kind"] if edge["kind"] in ("required", "installed") else "dependency"
             my = (sy + ty) / 2
-            need = str(edge.get("need", ""))
+            need = _fit(str(edge.get("need", "")), box_w - 12, LABEL_CHAR_W)
+            reach = max(reach, tx + 6 + len(need) * LABEL_CHAR_W + 10)
             body.append(
-                f"<g><title>{escape(need)}</title>"
+                f"<g><title>{escape(str(edge.get('need', '')))}</title>"
                 f'<path class="e {kind}" d="M{sx:.1f},{sy:.1f}C{sx:.1f},{my:.1f} {tx:.1f},{my:.1f} '
                 f'{tx:.1f},{ty - 2:.1f}" marker-end="url(#arrow-{kind})"/>'
                 f'<text class="lbl" x="{tx + 6:.1f}" y="{ty - 8 - LABEL_PITCH * k:.1f}">'
-                f"{escape(_fit(need, box_w - 12, LABEL_CHAR_W))}</text></g>"
+                f"{escape(need)}</text></g>"
             )
     for node_id, node in nodes.items():
         x, y = place[node_id]
         label, tags, href = labels[node_id]
         body.append(_node(x, y, box_w, label, str(node["kind"]), tags, href))
-    return _svg(width, height, title, body)
+    return _svg(reach, height, title, body)

@@ -242,6 +242,24 @@ def only_stored_names(specs: Sequence[CatalogSpec], store: Path | None = None) -
     return names if specs and len(names) == len(specs) else []
 
 
+def check_catalog_named(spec: str, option: str = "--catalog", store: Path | None = None) -> None:
+    """Fails, naming the option, when ``spec`` is no catalog at all: neither a path on disk, a
+    URL nor a stored catalog's name. Cheap (nothing is loaded): for the checks a command makes
+    before it starts work elsewhere (``fleet plan``'s workers)."""
+    from deppy.resolution.request_parsing import parse_catalog
+
+    parsed = parse_catalog(spec)
+    if _is_url(parsed.path) or Path(parsed.path).exists():
+        return
+    if parsed.name is None and not parsed.priority and _stored_name(parsed, store):
+        return
+    raise InputError(
+        f"{option} {spec}",
+        "no such catalog: not a path, a URL nor a stored catalog's name",
+        "give a catalog's directory or a name 'deppy catalog list' shows",
+    )
+
+
 def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
     """``--catalog NAME``: a word that is no path on disk (nor a URL) names a stored catalog."""
     if spec.name is not None or spec.priority or _is_url(spec.path) or Path(spec.path).exists():

@@ -23,6 +23,10 @@ from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRe
 from deppy.resolution.variables import ClusterIncompatible
 from deppy.workflows.catalog_loading import unknown_package
 
+# how an installed bundle's text begins when it was read from a cluster (``describe`` in
+# deppy.cluster.objects: "Kind namespace/name"), named here without importing deppy.cluster
+READ_FROM_CLUSTER = ("Subscription ", "ClusterExtension ", "ClusterServiceVersion ")
+
 __all__ = [
     "ChannelUpdates",
     "GraphMemo",
@@ -174,9 +178,16 @@ def upgrade_reports(
     for item in installed:
         if not context.catalogs.has_package(item.package):
             # "up to date" would be a guess about a package deppy knows nothing of
-            where = f"--installed {item.text!r}" if item.text else f"package {item.package!r}"
-            raise unknown_package(context.catalogs, item.package, where)
+            raise unknown_package(context.catalogs, item.package, _named(item))
     return [_report(item, context, context_graphs) for item in installed], context.warnings
+
+
+def _named(item: InstalledBundle) -> str:
+    """How an error names an installed bundle: as the cluster object it was read from
+    (``Subscription ns/name``, in the export the caller names), else as the user's flag."""
+    if item.text.startswith(READ_FROM_CLUSTER):
+        return item.text
+    return f"--installed {item.text!r}" if item.text else f"package {item.package!r}"
 
 
 def _report(

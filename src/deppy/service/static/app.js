@@ -41,9 +41,12 @@ async function render() {
     const target = view.querySelector("[data-focus]") || heading;
     if (heading) document.title = `${heading.textContent} · deppy`;
     if (target) {
+      // Focus for keyboard and screen-reader users without scrolling: a page opens at its top,
+      // the bar with the search box in view; only a part further down (an answer) is scrolled to.
       target.setAttribute("tabindex", "-1");
-      target.focus();
-      target.scrollIntoView({ block: "start" });
+      target.focus({ preventScroll: true });
+      if (target === heading) window.scrollTo(0, 0);
+      else target.scrollIntoView({ block: "start" });
     }
     return;
   }

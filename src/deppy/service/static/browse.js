@@ -86,7 +86,7 @@ export async function packagePage(pkg, query) {
   const resolveHref = `#/resolve?require=${encodeURIComponent(pkg)}`;
   const sections = data.catalogs.map((c) => catalogSection(pkg, c));
   return [
-    h("h1", {}, view.displayName ? `${pkg} — ${view.displayName}` : pkg),
+    h("h1", {}, view.displayName && view.displayName.trim() !== pkg ? `${pkg} — ${view.displayName}` : pkg),
     h("div", { class: "actions" },
       h("a", { href: resolveHref, class: "button", id: "resolve-package" }, `Resolve ${pkg}`),
       link(`#/upgrades?installed=${encodeURIComponent(`${pkg}@${view.versions.at(-1)?.version || ""}`)}`, "Upgrades from its oldest version")),

@@ -57,6 +57,16 @@ class FleetSettings:
     target_kube: str | None = None
     kubeconfig: str | None = None
 
+    def check(self) -> None:
+        """Fails fast, before any worker starts, on what would fail every cluster: a target
+        that is no version, a catalog that does not exist."""
+        from deppy.workflows.catalog_loading import check_catalog_named
+
+        self.target()
+        for option, specs in (("--catalog", self.catalogs), ("--since", self.since)):
+            for spec in specs:
+                check_catalog_named(spec, option)
+
     def target(self) -> ClusterFacts | None:
         if self.target_ocp is None and self.target_kube is None:
             return None

@@ -102,7 +102,7 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
         lines.append(f"Operator errors ({installs}; -o json lists them):")
         lines += [_cut(f"  {_error_line(e)}") for e in failed["first"][:3]]
     if errors:
-        lines.append(f"Errors ({len(errors)} clusters; -o json lists each):")
+        lines.append(f"Errors ({_n(len(errors), 'cluster')}; -o json lists each):")
         lines += [_cut(f"  {_error_line(e)}") for e in errors[:3]]
     return "\n".join(lines)
 
