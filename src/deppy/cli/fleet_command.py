@@ -147,6 +147,10 @@ def plan_cmd(
         of = f"{len(refs)} clusters" if refs else "the clusters (still listing them)"
         say(f"deppy: fleet plan interrupted: {rollup.total} of {of} planned and written; the "
             "run stopped", err=True)  # fmt: skip
+        # What dask was building when Ctrl-C came (a Future half-made) is collected on the way
+        # out, and its __del__ fails on the missing half: "Exception ignored ..." and a
+        # traceback after the one line. The run is over; those are noise, not news.
+        sys.unraisablehook = lambda _unraisable: None
         sys.exit(EXIT_INTERRUPTED)
     summary = rollup.summary()
     if output == "json":
