@@ -196,9 +196,9 @@ def _next_url(answer: Answer) -> str:
         parts = urlsplit(target)
         parts.port  # noqa: B018 - raises ValueError for a port that is no number
     except ValueError:
-        raise ExchangeError(f"redirected to an unusable Location {location!r}") from None
+        raise ExchangeError(f'redirected to an unusable Location "{location}"') from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ExchangeError(f"redirected to {location!r}, which is not an http(s) URL")
+        raise ExchangeError(f'redirected to "{location}", which is not an http(s) URL')
     return target
 
 

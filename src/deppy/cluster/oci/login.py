@@ -11,6 +11,7 @@ a token — is a :class:`LoginError` in words that follow "registry HOST ...".
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urlencode, urlsplit
@@ -42,14 +43,18 @@ class Challenge:
     params: dict[str, str]
 
 
-def _challenges(header: str) -> list[Challenge]:
+Quote = Callable[[str], str]
+"""How registry text is quoted in a message: the session's takes its credentials out first."""
+
+
+def _challenges(header: str, quote: Quote) -> list[Challenge]:
     """The challenges in one WWW-Authenticate value; LoginError when it does not parse."""
     found: list[Challenge] = []
     position = 0
     while position < len(header.rstrip()):
         scheme = _SCHEME.match(header, position)
         if scheme is None:
-            raise LoginError(f"sent a WWW-Authenticate header that does not parse: {excerpt(header)}")
+            raise LoginError(f"sent a WWW-Authenticate header that does not parse: {quote(header)}")
         position = scheme.end()
         params: dict[str, str] = {}
         while (param := _PARAM.match(header, position)) is not None and param.end() > position:
@@ -66,22 +71,22 @@ def _challenges(header: str) -> list[Challenge]:
     return found
 
 
-def challenge_of(answer: Answer) -> Challenge:
+def challenge_of(answer: Answer, quote: Quote = excerpt) -> Challenge:
     """The challenge deppy can answer (Bearer before Basic), from a 401."""
     header = answer.header("WWW-Authenticate")
     if header is None:
         raise LoginError(
             "answered 401 without a WWW-Authenticate header (it does not say how to log in)"
         )
-    challenges = {c.scheme: c for c in _challenges(header)}
+    challenges = {c.scheme: c for c in _challenges(header, quote)}
     for scheme in ("bearer", "basic"):
         if scheme in challenges:
             return challenges[scheme]
     schemes = ", ".join(sorted(challenges))
-    raise LoginError(f"asks for a login deppy does not speak ({excerpt(schemes)}; Basic or Bearer)")
+    raise LoginError(f"asks for a login deppy does not speak ({quote(schemes)}; Basic or Bearer)")
 
 
-def token_url(challenge: Challenge, repository: str) -> str:
+def token_url(challenge: Challenge, repository: str, quote: Quote = excerpt) -> str:
     """Where to ask for a token to pull and push ``repository``."""
     realm = challenge.params.get("realm")
     if not realm:
@@ -90,9 +95,9 @@ def token_url(challenge: Challenge, repository: str) -> str:
         parts = urlsplit(realm)
         parts.port  # noqa: B018 - raises ValueError for a port that is no number
     except ValueError:
-        raise LoginError(f"sent a Bearer realm that is not a URL: {excerpt(realm)}") from None
+        raise LoginError(f"sent a Bearer realm that is not a URL: {quote(realm)}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise LoginError(f"sent a Bearer realm that is not an http(s) URL: {excerpt(realm)}")
+        raise LoginError(f"sent a Bearer realm that is not an http(s) URL: {quote(realm)}")
     query = {"scope": f"repository:{repository}:pull,push"}
     if challenge.params.get("service"):
         query["service"] = challenge.params["service"]
@@ -100,14 +105,14 @@ def token_url(challenge: Challenge, repository: str) -> str:
     return f"{realm}{joiner}{urlencode(query)}"
 
 
-def token_of(answer: Answer, realm: str) -> str:
+def token_of(answer: Answer, realm: str, quote: Quote = excerpt) -> str:
     """The token in a token endpoint's 200 answer (``token``, or OAuth2's ``access_token``)."""
-    where = f"token endpoint {excerpt(realm)}"
+    where = f"sent deppy to token endpoint {quote(realm)}, which"
     try:
         document = orjson.loads(answer.body)
     except orjson.JSONDecodeError:
         kind = answer.header("Content-Type") or "no Content-Type"
-        raise LoginError(f"{where} answered something that is not JSON ({excerpt(kind)})") from None
+        raise LoginError(f"{where} answered something that is not JSON ({quote(kind)})") from None
     if not isinstance(document, dict):
         raise LoginError(f"{where} answered {json_type(document)}, not a JSON object")
     for key in ("token", "access_token"):

@@ -101,6 +101,10 @@ class _Session:
             retriable=retriable,
         )
 
+    def quote(self, text: str, limit: int = 80) -> str:
+        """Registry text for a message: credentials taken out first, then cut short."""
+        return excerpt(redact(text, self.secrets), limit)
+
     def _failed(self, failure: ExchangeError) -> RegistryError:
         host = self.destination.registry
         if failure.kind == "tls":
@@ -140,12 +144,11 @@ class _Session:
         """The error for an answer that is not what ``method`` expects."""
         if answer.status in (401, 403):
             return self.denied(answer.status)
-        reason = redact(answer.reason, self.secrets)
-        detail = _error_detail(answer)
-        path = urlsplit(answer.url).path
+        reason = self.quote(answer.reason, 60)[1:-1]
+        detail = self.quote(_error_detail(answer), 200)[1:-1]
+        path = self.quote(urlsplit(answer.url).path, 100)[1:-1]
         return self.error(
-            f"answered {answer.status} {excerpt(reason, 60)[1:-1]}{excerpt(detail, 200)[1:-1]} "
-            f"to {method} {excerpt(path, 100)[1:-1]}",
+            f"answered {answer.status} {reason}{detail} to {method} {path}",
             "check the repository name and that the registry accepts pushes",
             retriable=answer.status >= 500 or answer.status == 429,
         )
@@ -207,7 +210,7 @@ class _Session:
         if self.authorization is not None:
             return False
         try:
-            challenge = challenge_of(answer)
+            challenge = challenge_of(answer, self.quote)
         except LoginError as error:
             raise self.error(error.what) from None
         credential = self.credential
@@ -224,7 +227,7 @@ class _Session:
             self.authorization = self.basic
             return True
         try:
-            url = token_url(challenge, self.destination.repository)
+            url = token_url(challenge, self.destination.repository, self.quote)
         except LoginError as error:
             raise self.error(error.what) from None
         self.authorization = self._token(url)
@@ -237,7 +240,7 @@ class _Session:
         if self.credential is not None:
             if not url.startswith("https:"):
                 raise self.error(
-                    f"sends deppy to a plain-HTTP token endpoint ({excerpt(realm)}), and deppy "
+                    f"sends deppy to a plain-HTTP token endpoint ({self.quote(realm)}), and deppy "
                     "sends credentials only over HTTPS",
                     "serve the token endpoint with TLS",
                     retriable=False,
@@ -252,9 +255,11 @@ class _Session:
         if answer.status in (401, 403):
             raise self.denied(answer.status)
         if answer.status != 200:
-            raise self.error(f"token endpoint {excerpt(realm)} answered {answer.status}")
+            raise self.error(
+                f"sent deppy to token endpoint {self.quote(realm)}, which answered {answer.status}"
+            )
         try:
-            token = token_of(answer, realm)
+            token = token_of(answer, realm, self.quote)
         except LoginError as error:
             raise self.error(error.what) from None
         self.secrets += [token, f"Bearer {token}"]
@@ -270,9 +275,9 @@ class _Session:
             parts = urlsplit(target)
             parts.port  # noqa: B018 - raises ValueError for a port that is no number
         except ValueError:
-            raise self.error(f"answered a blob upload with an unusable Location {location!r}") from None
+            raise self.error(f"answered a blob upload with an unusable Location {self.quote(location)}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise self.error(f"answered a blob upload with a Location that is no URL: {location!r}")
+            raise self.error(f"answered a blob upload with a Location that is no URL: {self.quote(location)}")
         return f"{target}{'&' if parts.query else '?'}digest={digest}"
 
 
@@ -309,7 +314,7 @@ def push_image(
     reported = stored.header("Docker-Content-Digest")
     if reported is not None and reported.strip() != image.digest:
         raise session.error(
-            f"stored the manifest under digest {excerpt(reported.strip())[1:-1]}, not deppy's "
+            f"stored the manifest under digest {session.quote(reported.strip())[1:-1]}, not deppy's "
             f"{image.digest}",
             "check what rewrites manifests between deppy and the registry",
             retriable=False,

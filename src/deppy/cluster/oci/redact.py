@@ -17,7 +17,10 @@ from typing import Final
 REDACTED: Final = "<redacted>"
 # What follows an auth scheme in echoed text: taken out even when deppy did not send it (a
 # proxy's own header), since it is a credential whoever sent it.
-_SCHEME_VALUE: Final = re.compile(r"\b(Basic|Bearer)\s+[A-Za-z0-9+/=._~-]{8,}", re.IGNORECASE)
+# A credential has a digit or a sign among its 12 or more characters ("Bearer challenge" is words).
+_SCHEME_VALUE: Final = re.compile(
+    r"\b(Basic|Bearer)\s+(?=[A-Za-z]*[0-9+/=._~-])[A-Za-z0-9+/=._~-]{12,}", re.IGNORECASE
+)
 
 
 def basic_secrets(username: str, password: str) -> tuple[str, ...]:
