@@ -24,6 +24,8 @@ HOST = re.compile(
 )
 DOCKER_HUB = "docker.io"
 FORMS = "docker://HOST[:PORT]/REPO[:TAG] or oci:DIR[:TAG]"
+# user:password@ anywhere (a mistyped transport still carries one), or user@ after "//"
+_USERINFO = re.compile(r"[^/@\s]*:[^/@\s]*@|(?<=//)[^/@\s]+@")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,7 @@ def _is_host(component: str) -> bool:
 def _tag(text: str, tag: str, where: str) -> str:
     if not TAG.fullmatch(tag):
         raise InputError(
-            f"{where} {excerpt(text)}",
+            f"{where} {shown(text)}",
             f"tag {excerpt(tag)} is not a valid tag",
             "a tag is up to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-'",
         )
@@ -91,12 +93,16 @@ def _port_problem(host: str) -> str | None:
     return None
 
 
+def shown(text: str) -> str:
+    """A destination as a message quotes it: ``user:password@`` after a scheme hidden."""
+    return excerpt(_USERINFO.sub("<credentials>@", text))
+
+
 def _registry(text: str, rest: str, where: str) -> RegistryDestination:
-    place = f"{where} {excerpt(text)}"
+    place = f"{where} {shown(text)}"
     if "@" in rest.partition("/")[0]:  # docker://user:password@host/repo: not echoed
-        hidden = f"docker://<credentials>@{rest.partition('@')[2]}"
         raise InputError(
-            f"{where} {excerpt(hidden)}",
+            place,
             "credentials do not belong in the reference (they would show in process lists, "
             "logs and plans)",
             "log in (podman login / docker login / skopeo login) so that an auth file holds "
@@ -137,11 +143,11 @@ def parse_destination(text: str, *, where: str = "--resolved-catalog") -> Destin
     if text.startswith("oci:"):
         directory, colon, tag = text.removeprefix("oci:").partition(":")
         if not directory:
-            raise InputError(f"{where} {excerpt(text)}", "no directory", f"write {FORMS}")
+            raise InputError(f"{where} {shown(text)}", "no directory", f"write {FORMS}")
         return LayoutDestination(directory, _tag(text, tag, where) if colon else None, text)
     transport = text.partition(":")[0] if ":" in text else ""
     what = f"unknown transport {excerpt(transport)}" if transport else "no transport"
-    raise InputError(f"{where} {excerpt(text)}", what, f"write {FORMS}")
+    raise InputError(f"{where} {shown(text)}", what, f"write {FORMS}")
 
 
 __all__ = [
