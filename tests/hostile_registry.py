@@ -76,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
     # -- answers
@@ -168,7 +168,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- the registry API
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         path = self.path.split("?", 1)[0]
         if path == "/v2/":
             self.ping()
@@ -177,13 +177,13 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.answer(404)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         if self.login_asked():
             return
         digest = self.path.rsplit("/", 1)[-1]
         self.answer(200 if digest in self.server.blobs else 404)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         if self.login_asked():
             return
         odd = self.server.behaviour
@@ -194,7 +194,7 @@ class _Handler(BaseHTTPRequestHandler):
         }.get(odd, {"Location": f"/upload/{self.server.uploads}"})
         self.answer(202, headers=location)
 
-    def do_PUT(self) -> None:  # noqa: N802
+    def do_PUT(self) -> None:
         if self.login_asked():
             return
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))

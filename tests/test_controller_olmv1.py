@@ -40,9 +40,9 @@ from tests.controller_env import (
     write_status,
 )
 from tests.fbc_server import CatalogServer, fbc_stream, serve_catalog
+from tests.hostile_registry import hostile_registry
 from tests.kube import KubeCluster
 from tests.olmv1_objects import cluster_catalog, cluster_extension
-from tests.hostile_registry import hostile_registry
 from tests.registry import (
     MISSING,
     PASSWORD,

@@ -44,6 +44,9 @@ BASIC = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
 TIMEOUT = 0.5
 
 
+ECHOED = b'{"errors": [{"code": "DENIED", "message": "you sent Basic ' + BASIC.encode() + b'"}]}'
+
+
 def _answer(status: str, headers: str = "", body: bytes = b"") -> bytes:
     head = f"HTTP/1.1 {status}\r\n{headers}Content-Length: {len(body)}\r\n\r\n"
     return head.encode() + body
@@ -58,8 +61,7 @@ ANSWERS = [
     _answer("202 Accepted", "Location: /v2/r/blobs/uploads/1?state=x\r\n"),
     _answer("307 Temporary Redirect", "Location: /v2/\r\n"),
     _answer("201 Created", f"Docker-Content-Digest: {IMAGE.digest}\r\n"),
-    _answer("400 Bad Request", "Content-Type: application/json\r\n",
-            b'{"errors": [{"code": "DENIED", "message": "you sent Basic ' + BASIC.encode() + b'"}]}'),
+    _answer("400 Bad Request", "Content-Type: application/json\r\n", ECHOED),
     b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
 ]  # fmt: skip
 

@@ -120,7 +120,9 @@ class _Session:
                 "check the address and that the registry is running",
                 retriable=True,
             )
-        return self.error(failure.what, "check the registry, or give it longer (--registry-timeout)")
+        return self.error(
+            failure.what, "check the registry, or give it longer (--registry-timeout)"
+        )
 
     def denied(self, code: int) -> RegistryError:
         host, credential = self.destination.registry, self.credential
@@ -155,9 +157,7 @@ class _Session:
 
     # -- exchanges
 
-    def _send(
-        self, method: str, url: str, headers: dict[str, str], body: bytes = b""
-    ) -> Answer:
+    def _send(self, method: str, url: str, headers: dict[str, str], body: bytes = b"") -> Answer:
         if self.authorization is not None and urlsplit(url).netloc == urlsplit(self.base).netloc:
             headers = {**headers, "Authorization": self.authorization}
         try:
@@ -275,9 +275,13 @@ class _Session:
             parts = urlsplit(target)
             parts.port  # noqa: B018 - raises ValueError for a port that is no number
         except ValueError:
-            raise self.error(f"answered a blob upload with an unusable Location {self.quote(location)}") from None
+            raise self.error(
+                f"answered a blob upload with an unusable Location {self.quote(location)}"
+            ) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise self.error(f"answered a blob upload with a Location that is no URL: {self.quote(location)}")
+            raise self.error(
+                f"answered a blob upload with a Location that is no URL: {self.quote(location)}"
+            )
         return f"{target}{'&' if parts.query else '?'}digest={digest}"
 
 
@@ -313,11 +317,12 @@ def push_image(
         raise session.answered(stored, "PUT")
     reported = stored.header("Docker-Content-Digest")
     if reported is not None and reported.strip() != image.digest:
+        theirs = session.quote(reported.strip())[1:-1]
         raise session.error(
-            f"stored the manifest under digest {session.quote(reported.strip())[1:-1]}, not deppy's "
-            f"{image.digest}",
+            f"stored the manifest under digest {theirs}, not deppy's {image.digest}",
             "check what rewrites manifests between deppy and the registry",
             retriable=False,
         )
+
 
 __all__ = ["RegistryError", "push_image"]

@@ -3,9 +3,10 @@
 OLM v1 refuses a bundle that declares a dependency. When an approved set holds such bundles and
 the ProvisionerClass has ``parameters.resolvedCatalog`` (``ref: docker://HOST/REPO``,
 ``tlsVerify``, ``authSecret``: a ``kubernetes.io/dockerconfigjson`` Secret in deppy's own
-namespace, ``registryTimeout``: seconds for each registry request, 60 by default), the provisioner, in this order: pushes the set's resolved catalog (tagged with the
-Instance's name), writes the ClusterCatalog ``deppy-<unit>`` pinned by digest, then writes the
-ClusterExtensions that select it. A resolved catalog no ClusterExtension of the unit uses any
+namespace, ``registryTimeout``: seconds for each registry request, whole, 60 by default), the
+provisioner, in this order: pushes the set's resolved catalog (tagged with the Instance's name),
+writes the ClusterCatalog ``deppy-<unit>`` pinned by digest, then writes the ClusterExtensions
+that select it. A resolved catalog no ClusterExtension of the unit uses any
 more is deleted. Credentials are read from the Secret (through a Role in deppy's namespace) and
 never written anywhere: not to logs, Events, status or metrics.
 """
