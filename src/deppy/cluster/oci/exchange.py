@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import Message
 from typing import Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 DEFAULT_TIMEOUT_S: Final = 60.0
 MAX_ANSWER_BYTES: Final = 4 << 20
@@ -187,12 +187,18 @@ def _once(
         connection.close()
 
 
+def sendable_url(url: str) -> str:
+    """``url`` as a request line can carry it: spaces, control characters and non-ASCII
+    percent-encoded (as Go's URL parser does for skopeo), what is encoded already kept."""
+    return quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+
+
 def _next_url(answer: Answer) -> str:
     location = answer.header("Location")
     if not location:
         raise ExchangeError(f"answered {answer.status} (a redirect) without a Location header")
     try:
-        target = urljoin(answer.url, location.strip())
+        target = sendable_url(urljoin(answer.url, location.strip()))
         parts = urlsplit(target)
         parts.port  # noqa: B018 - raises ValueError for a port that is no number
     except ValueError:
@@ -241,7 +247,7 @@ def exchange(
         kind = type(error).__name__
         raise ExchangeError(f"sent an answer that is not HTTP or broke off ({kind})") from None
     except UnicodeError:
-        raise ExchangeError("sent a header that is not ASCII or Latin-1") from None
+        raise ExchangeError("sent a URL or header deppy cannot send on (not ASCII)") from None
     except OSError as error:
         reason = error.strerror or str(error) or type(error).__name__
         raise ExchangeError(reason, "unreachable") from None
@@ -253,4 +259,5 @@ __all__ = [
     "Answer",
     "ExchangeError",
     "exchange",
+    "sendable_url",
 ]

@@ -19,7 +19,13 @@ import orjson
 
 from deppy.cluster.oci.auth import Credential, RegistryAuth, auth_file_paths
 from deppy.cluster.oci.destination import RegistryDestination
-from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S, Answer, ExchangeError, exchange
+from deppy.cluster.oci.exchange import (
+    DEFAULT_TIMEOUT_S,
+    Answer,
+    ExchangeError,
+    exchange,
+    sendable_url,
+)
 from deppy.cluster.oci.image import MANIFEST_MEDIA_TYPE, CatalogImage
 from deppy.cluster.oci.login import LoginError, challenge_of, token_of, token_url
 from deppy.cluster.oci.redact import basic_secrets, redact
@@ -121,7 +127,9 @@ class _Session:
                 retriable=True,
             )
         return self.error(
-            failure.what, "check the registry, or give it longer (--registry-timeout)"
+            failure.what,
+            "check the registry and the proxies in front of it, or give it longer "
+            "(--registry-timeout; a ProvisionerClass's resolvedCatalog.registryTimeout)",
         )
 
     def denied(self, code: int) -> RegistryError:
@@ -271,7 +279,7 @@ class _Session:
         if not location:
             raise self.error(f"answered {answer.status} to a blob upload without a Location header")
         try:
-            target = urljoin(answer.url, location.strip())
+            target = sendable_url(urljoin(answer.url, location.strip()))
             parts = urlsplit(target)
             parts.port  # noqa: B018 - raises ValueError for a port that is no number
         except ValueError:
