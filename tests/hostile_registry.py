@@ -28,6 +28,7 @@ TRICKLE_FOR_S = 20.0  # then the server gives up (a test of old code ends)
 
 BEHAVIOURS = (
     "well",  # a registry that works
+    "bearer",  # one that works, with a token from its realm (anonymous, or for a login)
     "ping-not-utf8",  # /v2/ answers 200 with bytes that are not UTF-8
     "ping-500-not-utf8",  # /v2/ answers 500 with bytes that are not UTF-8
     "upload-no-location",  # POST /blobs/uploads/ answers 202 without Location
@@ -146,9 +147,13 @@ class _Handler(BaseHTTPRequestHandler):
             "bearer-unparsable": 'Bearer realm="https://127.0.0.1/token, service=',
             "echo-basic": 'Basic realm="hostile"',
         }
-        if odd.startswith(("token-", "echo-bearer")):
+        if odd.startswith(("token-", "echo-bearer")) or odd == "bearer":
             challenge[odd] = f'Bearer realm="{self.server.base}/token",service="hostile"'
-        if odd not in challenge or (given and odd.startswith("echo-")):
+        if (
+            odd not in challenge
+            or (given and odd.startswith("echo-"))
+            or given == f"Bearer {TOKEN}"
+        ):
             return False
         value = challenge[odd]
         self.answer(401, b"{}", {"WWW-Authenticate": value} if value else {})
