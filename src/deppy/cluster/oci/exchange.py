@@ -38,8 +38,9 @@ REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 
 class ExchangeError(Exception):
     """What went wrong with an exchange: ``kind`` is ``tls`` (the handshake failed: ``what`` is
-    the reason), ``unreachable`` (no connection: ``what`` is the reason), or ``odd`` (the
-    registry answered late, too much or not as HTTP: ``what`` follows "registry HOST")."""
+    the reason), ``unreachable`` (no connection: ``what`` is the reason), ``late`` (past the
+    deadline) or ``odd`` (too much, a bad redirect, not HTTP); for these two ``what`` follows
+    "registry HOST"."""
 
     def __init__(self, what: str, kind: str = "odd") -> None:
         super().__init__(what)
@@ -237,7 +238,7 @@ def exchange(
         raise ExchangeError(f"redirected more than {MAX_REDIRECTS} times (a redirect loop)")
     except _Late:
         raise ExchangeError(
-            f"did not finish answering {method} {urlsplit(url).path} within {timeout:g} s"
+            f"did not finish answering {method} {urlsplit(url).path} within {timeout:g} s", "late"
         ) from None
     except ssl.SSLError as error:
         found = re.search(r"\] ([^(]+)", str(error))  # "[SSL: X] what (_ssl.c:1)"

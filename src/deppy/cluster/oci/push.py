@@ -126,11 +126,13 @@ class _Session:
                 "check the address and that the registry is running",
                 retriable=True,
             )
-        return self.error(
-            failure.what,
-            "check the registry and the proxies in front of it, or give it longer "
-            "(--registry-timeout; a ProvisionerClass's resolvedCatalog.registryTimeout)",
-        )
+        if failure.kind == "late":
+            return self.error(
+                failure.what,
+                "check the registry and the proxies in front of it, or give it longer "
+                "(--registry-timeout; a ProvisionerClass's resolvedCatalog.registryTimeout)",
+            )
+        return self.error(failure.what)
 
     def denied(self, code: int) -> RegistryError:
         host, credential = self.destination.registry, self.credential
