@@ -24,8 +24,9 @@ HOST = re.compile(
 )
 DOCKER_HUB = "docker.io"
 FORMS = "docker://HOST[:PORT]/REPO[:TAG] or oci:DIR[:TAG]"
-# user:password@ anywhere (a mistyped transport still carries one), or user@ after "//"
-_USERINFO = re.compile(r"[^/@\s]*:[^/@\s]*@|(?<=//)[^/@\s]+@")
+# user:password@ anywhere (a mistyped transport still carries one), or user@ after "//"; up
+# to the last "@" before a "/", as a URL's authority ends (a password may hold an "@")
+_USERINFO = re.compile(r"[^/@\s]*:[^/\s]*@|(?<=//)[^/\s]+@")
 
 
 @dataclass(frozen=True, slots=True)
