@@ -171,6 +171,7 @@ DESTINATION_SEEDS = [
     b"docker://[::1]:5000/a/b",
     b"docker://user:pass@quay.io/team/catalog",
     b"docker://user:pass@pass@quay.io/team/catalog",
+    b"docker://user:\tpass word@quay.io/team/catalog",
     b"docker://busybox",
     b"oci:/tmp/layout:t1",
     b"oci:.",

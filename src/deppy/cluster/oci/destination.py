@@ -26,7 +26,7 @@ DOCKER_HUB = "docker.io"
 FORMS = "docker://HOST[:PORT]/REPO[:TAG] or oci:DIR[:TAG]"
 # user:password@ anywhere (a mistyped transport still carries one), or user@ after "//"; up
 # to the last "@" before a "/", as a URL's authority ends (a password may hold an "@")
-_USERINFO = re.compile(r"[^/@\s]*:[^/\s]*@|(?<=//)[^/\s]+@")
+_USERINFO = re.compile(r"[^/@]*:[^/]*@|(?<=//)[^/]+@")
 
 
 @dataclass(frozen=True, slots=True)
