@@ -47,7 +47,7 @@ docs: $(STAMP)  ## the documentation site into site/; tests/test_docs.py builds 
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short one
-	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py tests/test_fuzz_fleet_olmv1.py -s -p no:randomly
+	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py tests/test_fuzz_fleet_olmv1.py tests/test_fuzz_registry.py -s -p no:randomly
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py
