@@ -50,7 +50,7 @@ docs-serve: docs  ## the site at http://127.0.0.1:8000/: its search works there,
 	$(BIN)/python -m http.server --bind 127.0.0.1 --directory site 8000
 
 fuzz: $(STAMP)  ## the long fuzz profile (minutes); `make test` runs the short one
-	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py tests/test_fuzz_fleet_olmv1.py -s -p no:randomly
+	DEPPY_FUZZ=long $(BIN)/pytest tests/test_fuzz.py tests/test_fuzz_fleet_olmv1.py tests/test_fuzz_registry.py -s -p no:randomly
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver_perf.py

@@ -40,6 +40,7 @@ from tests.controller_env import (
     write_status,
 )
 from tests.fbc_server import CatalogServer, fbc_stream, serve_catalog
+from tests.hostile_registry import hostile_registry
 from tests.kube import KubeCluster
 from tests.olmv1_objects import cluster_catalog, cluster_extension
 from tests.registry import (
@@ -325,6 +326,22 @@ def test_done_when_input_to_pinned_cluster_extensions_updated_in_place_and_expla
 
     applied = condition(wait_for("the registry's answer", not_published, log=controller), "Applied")
     assert applied is not None and "127.0.0.1:1" in applied["message"]
+    # a registry that trickles its answer: given up at parameters' registryTimeout, said so
+    with hostile_registry("trickle-headers") as slow:
+        trickling = {"ref": f"docker://{slow.address}/deppy/resolved", "tlsVerify": False,
+                     "registryTimeout": 1}  # fmt: skip
+        api.patch("provisionerclasses", "olm-v1", {"parameters": {"resolvedCatalog": trickling}})
+        api.patch("instances", name, {"metadata": {"annotations": {"touched": "slow"}}}, ns)
+
+        def timed_out() -> dict[str, Any] | None:
+            found = not_published()
+            applied = condition(found, "Applied") if found else None
+            return found if applied and slow.address in applied["message"] else None
+
+        applied = condition(wait_for("the deadline", timed_out, log=controller), "Applied")
+    assert applied is not None and applied["status"] == "False"
+    assert "did not finish answering GET /v2/ within 1 s" in applied["message"]
+    assert api.get("clusterextensions", "self-node-remediation") is None
     assert api.get("clusterextensions", "self-node-remediation") is None
     resolved = {"ref": f"docker://{registry.address}/deppy/resolved", "tlsVerify": False,
                 "authSecret": "regcreds"}  # fmt: skip

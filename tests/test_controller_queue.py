@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from deppy.controller.kube import ApiError
-from deppy.controller.namespace_queue import NamespaceQueue
+from deppy.controller.namespace_queue import RETRY_SECONDS, NamespaceQueue
 
 
 class Recorder:
@@ -103,3 +103,48 @@ def test_a_failed_resolution_is_tried_again(started: list[NamespaceQueue]) -> No
     while len(work.calls) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert [ns for ns, _ in work.calls] == ["team-a", "team-a"]
+
+
+def test_a_trickling_registry_holds_one_worker_only_until_its_deadline(
+    started: list[NamespaceQueue],
+) -> None:
+    """A namespace whose resolved catalog goes to a registry trickling a byte every 0.4 s: the
+    push gives up at its 1 s deadline and the namespace is tried again with backoff, while the
+    other namespaces are answered meanwhile (before, the push waited as long as it trickled)."""
+    from deppy.cluster.oci import catalog_image, parse_destination, publish
+    from deppy.cluster.oci.push import RegistryError
+    from deppy.controller.olmv1.provisioner import RegistryUnavailable
+    from tests.hostile_registry import hostile_registry
+
+    image = catalog_image({"pkg/catalog.json": b"{}\n"})
+    answered: dict[str, float] = {}
+    failures: list[str] = []
+
+    def work(namespace: str) -> None:
+        if namespace == "slow":  # the provisioner's push, as the provisioner reports it
+            try:
+                publish(image, parse_destination(destination), tls_verify=False, timeout=1.0)
+            except RegistryError as error:
+                failures.append(str(error))
+                raise RegistryUnavailable(str(error)) from None
+        answered[namespace] = time.monotonic()
+
+    with hostile_registry("trickle-headers") as registry:
+        destination = f"docker://{registry.address}/deppy/resolved:t1"
+        queue = NamespaceQueue(work, quiet=0.0, bound=0.0, workers=2)
+        queue.start()
+        started.append(queue)
+        began = time.monotonic()
+        queue.request("slow")
+        time.sleep(0.1)
+        for name in ("team-a", "team-b", "team-c"):
+            queue.request(name)
+        deadline = time.monotonic() + 10
+        while not failures and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ended = time.monotonic()
+    assert failures and "did not finish answering GET /v2/ within 1 s" in failures[0]
+    assert ended - began < 4  # the deadline, not the trickle's 20 s
+    assert sorted(answered) == ["team-a", "team-b", "team-c"]
+    assert all(at - began < 1.0 for at in answered.values())  # served while "slow" waited
+    assert queue.retries.get("slow") == RETRY_SECONDS  # tried again, with backoff

@@ -147,6 +147,16 @@ Examples:
     help="--resolved-catalog: verify the registry's TLS certificate; false also allows a "
     "plain-HTTP registry (skopeo's --tls-verify=false).",
 )
+@click.option(
+    "--registry-timeout",
+    "registry_timeout",
+    type=click.FloatRange(min=0, min_open=True, max=3600),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="--resolved-catalog: give up on a registry request (connecting, sending, the whole "
+    "answer, its redirects) after this many seconds.",
+)
 @quiet_option
 @timeout_option("Give up after this many seconds (loading and output included).")
 @click.option(
@@ -206,6 +216,7 @@ def resolve_cmd(
     service_account: str | None,
     resolved_catalog: str | None,
     tls_verify: bool,
+    registry_timeout: float,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -333,7 +344,7 @@ def resolve_cmd(
                 resolution,
                 namespace=install_namespace,
                 service_account=service_account,
-                publish=publisher(resolved_catalog, tls_verify, catalog_set),
+                publish=publisher(resolved_catalog, tls_verify, registry_timeout, catalog_set),
             )
             for note in refusal_notes(plan.extensions):
                 warn(note)
@@ -362,13 +373,15 @@ def resolve_cmd(
         raise SystemExit(exit_status(resolution, plan))
 
 
-def publisher(dest: str | None, tls_verify: bool, catalogs: BundleSource) -> Publisher | None:
+def publisher(
+    dest: str | None, tls_verify: bool, timeout: float, catalogs: BundleSource
+) -> Publisher | None:
     """How ``--resolved-catalog DEST`` publishes a plan's resolved catalog (None: not asked)."""
     if dest is None:
         return None
     from deppy.workflows.resolved_publishing import cli_publisher
 
-    return cli_publisher(dest, catalogs, tls_verify=tls_verify)
+    return cli_publisher(dest, catalogs, tls_verify=tls_verify, timeout=timeout)
 
 
 def exit_status(resolution: Resolution, plan: OLMv1Plan | None) -> int:

@@ -20,6 +20,7 @@ from deppy.cluster.oci.destination import (
     RegistryDestination,
     parse_destination,
 )
+from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.cluster.oci.publish import publish
 from deppy.resolution.answer import Resolution
 from deppy.workflows.olmv1_plan import PublishedCatalog, Publisher
@@ -43,6 +44,7 @@ def publish_resolved(
     name: str,
     tls_verify: bool = True,
     auth: RegistryAuth | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
     labels: Mapping[str, str] | None = None,
     published_at: str | None = None,
 ) -> PublishedCatalog | None:
@@ -59,7 +61,7 @@ def publish_resolved(
         if reference == published_at:
             document = cluster_catalog_object(name, reference, labels=labels)
             return PublishedCatalog(name, reference, frozenset(found.bundles), document)
-    published = publish(image, destination, tls_verify=tls_verify, auth=auth)
+    published = publish(image, destination, tls_verify=tls_verify, auth=auth, timeout=timeout)
     document = cluster_catalog_object(name, published.reference, labels=labels)
     note = None
     if isinstance(destination, LayoutDestination):
@@ -76,7 +78,9 @@ def publish_resolved(
     return PublishedCatalog(name, published.reference, bundles, document, note, pushed)
 
 
-def cli_publisher(dest: str, catalogs: BundleSource, *, tls_verify: bool) -> Publisher:
+def cli_publisher(
+    dest: str, catalogs: BundleSource, *, tls_verify: bool, timeout: float = DEFAULT_TIMEOUT_S
+) -> Publisher:
     """``--resolved-catalog DEST``: DEST is parsed at once (bad input before any work), the
     credentials come from the usual auth files, the ClusterCatalog is named after the first
     ClusterExtension asked for."""
@@ -92,6 +96,7 @@ def cli_publisher(dest: str, catalogs: BundleSource, *, tls_verify: bool) -> Pub
             name=catalog_name(asked[0] if asked else "resolved"),
             tls_verify=tls_verify,
             auth=auth,
+            timeout=timeout,
         )
 
     return publish_plan

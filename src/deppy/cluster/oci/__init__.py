@@ -6,11 +6,13 @@
   ``oci:DIR[:TAG]`` (``destination``).
 * ``auth_from_files()`` / ``auth_from_dockerconfigjson(data)`` -> ``RegistryAuth`` — credentials
   from podman's, skopeo's and docker's auth files, or a dockerconfigjson Secret (``auth``).
-* ``publish(image, destination, tls_verify=, auth=) -> Published`` — pushes (python-dxf) or
-  writes the image; failures are one-line InputErrors (``RegistryError``: ``retriable`` says
-  whether trying later may help) (``publish``, ``push``, ``layout``).
+* ``publish(image, destination, tls_verify=, auth=, timeout=) -> Published`` — pushes (the
+  distribution API over http.client, each request within ``timeout`` and every answer read
+  with a cap: ``exchange``, ``login``) or writes the image; failures are one-line InputErrors
+  (``RegistryError``: ``retriable`` says whether trying later may help) with every credential
+  sent taken out (``redact``) (``publish``, ``push``, ``layout``).
 
-Importing this package loads neither requests nor python-dxf: a push imports them.
+Importing this package loads no HTTP or TLS module: a push imports them.
 """
 
 from deppy.cluster.oci.auth import (

@@ -7,7 +7,8 @@ All of them hold ``{"auths": {KEY: {"auth": base64("user:password")}}}`` (or ``u
 (``https://index.docker.io/v1/``). The files are read in containers/image's order and the
 first that has an entry for a registry wins. Credential helpers (``credsStore``,
 ``credHelpers``) and identity tokens are not used: log in with a password or token that lands
-in the file.
+in the file. A credentials file that is not a regular file (a FIFO, a link to ``/dev/zero``)
+or passes :data:`MAX_AUTH_FILE_BYTES` is refused with one line naming it, before any read.
 
 No secret is ever printed: a credential's repr shows only where it came from, and the error
 messages name the files, never what they hold.
@@ -25,6 +26,10 @@ from typing import Any
 
 from deppy.errors import InputError
 from deppy.input_limits import parse_json
+from deppy.input_limits.regular_files import read_regular_file
+
+MAX_AUTH_FILE_BYTES = 4 << 20
+"""The largest credentials file read: 4 MiB (one login is ~100 bytes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,13 +134,9 @@ def auth_from_files(paths: tuple[str, ...] | None = None) -> RegistryAuth | None
     entries: dict[str, Credential] = {}
     for path in looked_in:
         try:
-            data = Path(path).read_bytes()
+            data = read_regular_file(path, MAX_AUTH_FILE_BYTES, "give a credentials file")
         except FileNotFoundError:
             continue
-        except OSError as error:
-            raise InputError(
-                path, f"cannot read it ({error.strerror})", "fix its permissions"
-            ) from None
         for key, credential in _entries(data, path).items():
             entries.setdefault(key, credential)
     return RegistryAuth(entries, looked_in) if entries else None

@@ -3,7 +3,9 @@
 ``docker://HOST[:PORT]/REPO[:TAG]`` is a repository in a registry; ``oci:DIR[:TAG]`` an OCI
 image layout on disk (as skopeo splits it: the directory ends at the first colon). A name
 without a registry host (``docker://busybox``) is on Docker Hub, as for skopeo. A digest cannot
-be a destination: the image's content decides it.
+be a destination: the image's content decides it. A port out of range is refused before any
+name is resolved; ``user:password@`` is refused without echoing it: credentials go in an auth
+file, as skopeo and podman keep them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ HOST = re.compile(
 )
 DOCKER_HUB = "docker.io"
 FORMS = "docker://HOST[:PORT]/REPO[:TAG] or oci:DIR[:TAG]"
+# user:password@ anywhere (a mistyped transport still carries one), or user@ after "//"; up
+# to the last "@" before a "/", as a URL's authority ends (a password may hold an "@")
+_USERINFO = re.compile(r"[^/@]*:[^/]*@|(?<=//)[^/]+@")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +79,37 @@ def _is_host(component: str) -> bool:
 def _tag(text: str, tag: str, where: str) -> str:
     if not TAG.fullmatch(tag):
         raise InputError(
-            f"{where} {excerpt(text)}",
+            f"{where} {shown(text)}",
             f"tag {excerpt(tag)} is not a valid tag",
             "a tag is up to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-'",
         )
     return tag
 
 
+def _port_problem(host: str) -> str | None:
+    """Why the port of HOST[:PORT] cannot be one (0, or past 65535), or None."""
+    port = host.rpartition(":")[2] if ":" in host.rpartition("]")[2] else ""
+    if port and (len(port) > 5 or not 0 < int(port) <= 65535):
+        return f"port {excerpt(port)[1:-1]} is not a port (1 to 65535)"
+    return None
+
+
+def shown(text: str) -> str:
+    """A destination as a message quotes it: ``user:password@`` after a scheme hidden."""
+    return excerpt(_USERINFO.sub("<credentials>@", text))
+
+
 def _registry(text: str, rest: str, where: str) -> RegistryDestination:
-    place = f"{where} {excerpt(text)}"
+    place = f"{where} {shown(text)}"
+    if "@" in rest.partition("/")[0]:  # docker://user:password@host/repo: not echoed
+        raise InputError(
+            place,
+            "credentials do not belong in the reference (they would show in process lists, "
+            "logs and plans)",
+            "log in (podman login / docker login / skopeo login) so that an auth file holds "
+            "them ($REGISTRY_AUTH_FILE, containers' auth.json or ~/.docker/config.json), or, "
+            "in the controller, name a dockerconfigjson Secret",
+        )
     if "@" in rest:
         raise InputError(place, "a digest cannot be pushed to", "give a tag, or none")
     host, _, path = rest.partition("/")
@@ -94,6 +121,9 @@ def _registry(text: str, rest: str, where: str) -> RegistryDestination:
         host, path = DOCKER_HUB, rest
     if not HOST.fullmatch(host):
         raise InputError(place, f"{excerpt(host)} is not a registry host", f"write {FORMS}")
+    port = _port_problem(host)
+    if port is not None:
+        raise InputError(place, port, f"write {FORMS}")
     name, colon, tag = path.rpartition(":") if ":" in path else (path, "", "")
     if not REPOSITORY.fullmatch(name):
         raise InputError(
@@ -114,11 +144,11 @@ def parse_destination(text: str, *, where: str = "--resolved-catalog") -> Destin
     if text.startswith("oci:"):
         directory, colon, tag = text.removeprefix("oci:").partition(":")
         if not directory:
-            raise InputError(f"{where} {excerpt(text)}", "no directory", f"write {FORMS}")
+            raise InputError(f"{where} {shown(text)}", "no directory", f"write {FORMS}")
         return LayoutDestination(directory, _tag(text, tag, where) if colon else None, text)
     transport = text.partition(":")[0] if ":" in text else ""
     what = f"unknown transport {excerpt(transport)}" if transport else "no transport"
-    raise InputError(f"{where} {excerpt(text)}", what, f"write {FORMS}")
+    raise InputError(f"{where} {shown(text)}", what, f"write {FORMS}")
 
 
 __all__ = [

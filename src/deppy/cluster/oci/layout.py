@@ -2,8 +2,13 @@
 the directory ``skopeo copy oci:DIR:TAG ...`` reads.
 
 Nothing half-written: a new directory is filled under a temporary name beside it and renamed
-into place; into an existing layout the blobs go first (each renamed into place) and the index
-that names the image last, replacing an entry of the same name.
+into place; into an existing layout, or an existing empty directory (``oci:.``, a link to a
+directory: as skopeo, which makes a layout of an empty directory), the blobs go first (each
+renamed into place), then ``oci-layout``, and the index that names the image last, replacing an
+entry of the same name. A layout with no ``index.json`` yet (a run stopped before it) is an
+empty one, as containers/image takes it. ``index.json`` and ``oci-layout`` are read only when
+they are regular files of bounded size: a FIFO there would block the read, a link to
+``/dev/zero`` never end it.
 """
 
 from __future__ import annotations
@@ -18,10 +23,14 @@ from deppy.cluster.oci.destination import LayoutDestination
 from deppy.cluster.oci.image import CatalogImage, canonical_json
 from deppy.errors import InputError
 from deppy.input_limits import parse_json
+from deppy.input_limits.regular_files import read_regular_file
 
 REF_NAME = "org.opencontainers.image.ref.name"
 INDEX_MEDIA_TYPE = "application/vnd.oci.image.index.v1+json"
 LAYOUT_FILE = b'{"imageLayoutVersion":"1.0.0"}'
+MAX_INDEX_BYTES = 64 << 20
+"""The largest index.json read: 64 MiB (an entry is ~300 bytes: some 200,000 images)."""
+LAYOUT_FIX = "give a new or empty directory, or an OCI layout"
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
@@ -60,13 +69,17 @@ def _index(image: CatalogImage, tag: str, existing: list[Any]) -> bytes:
 def _existing_manifests(root: Path, where: str) -> list[Any]:
     """The manifests an existing layout's index lists; an error for a directory that is
     neither empty nor a layout (deppy does not write into someone else's files)."""
-    if not (root / "oci-layout").is_file():
+    try:
+        read_regular_file(str(root / "oci-layout"), 4096, LAYOUT_FIX)
+    except FileNotFoundError:
         raise InputError(
-            where,
-            "the directory exists and is not an OCI image layout",
-            "give a new or empty directory, or an OCI layout",
-        )
-    index = parse_json((root / "index.json").read_bytes(), f"{where}: index.json")
+            where, "the directory exists and is not an OCI image layout", LAYOUT_FIX
+        ) from None
+    try:
+        data = read_regular_file(str(root / "index.json"), MAX_INDEX_BYTES, LAYOUT_FIX)
+    except FileNotFoundError:
+        return []  # a layout whose first image was never named
+    index = parse_json(data, f"{where}: index.json")
     manifests = index.get("manifests") if isinstance(index, dict) else None
     if not isinstance(manifests, list):
         raise InputError(f"{where}: index.json", "has no manifests list", "give another directory")
@@ -91,9 +104,11 @@ def write_layout(image: CatalogImage, destination: LayoutDestination, tag: str) 
     if blocking is not None:
         raise InputError(where, f"{blocking} is a file, not a directory", "give a directory")
     try:
-        if root.is_dir() and any(root.iterdir()):
-            manifests = _existing_manifests(root, where)
+        if root.is_dir():  # a layout, or an empty directory (".", a link to one) made one
+            manifests = _existing_manifests(root, where) if any(root.iterdir()) else []
             _blobs(image, root)
+            if not (root / "oci-layout").is_file():
+                _write_atomically(root / "oci-layout", LAYOUT_FILE)
             _write_atomically(root / "index.json", _index(image, tag, manifests))
             return
         root.parent.mkdir(parents=True, exist_ok=True)

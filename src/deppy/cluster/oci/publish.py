@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from deppy.cluster.oci.auth import RegistryAuth
 from deppy.cluster.oci.destination import Destination, LayoutDestination
+from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.cluster.oci.image import CatalogImage
 
 TAG_PREFIX = "resolved-"
@@ -37,10 +38,11 @@ def publish(
     *,
     tls_verify: bool = True,
     auth: RegistryAuth | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
 ) -> Published:
     """Push or write ``image``; an InputError (a ``RegistryError`` for a registry) naming the
     destination and what to do when that fails. ``tls_verify`` and ``auth`` apply to
-    registries only."""
+    registries only; ``timeout`` bounds each request to the registry, the whole of it."""
     tag = destination.tag or default_tag(image)
     if isinstance(destination, LayoutDestination):
         from deppy.cluster.oci.layout import write_layout
@@ -49,7 +51,7 @@ def publish(
         return Published(f"oci:{destination.directory}@{image.digest}", image.digest, tag)
     from deppy.cluster.oci.push import push_image
 
-    push_image(image, destination, tag, tls_verify=tls_verify, auth=auth)
+    push_image(image, destination, tag, tls_verify=tls_verify, auth=auth, timeout=timeout)
     reference = f"{destination.registry}/{destination.repository}@{image.digest}"
     return Published(reference, image.digest, tag)
 

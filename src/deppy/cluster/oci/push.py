@@ -1,49 +1,49 @@
-"""Pushing an image to a registry through python-dxf (the registry's HTTP API, token and basic
-auth), with every failure turned into one line that names the destination and what to do.
+"""Pushing an image to a registry over the distribution API (the standard library's http.client,
+through :mod:`deppy.cluster.oci.exchange`), with every failure turned into one line that names
+the destination, the registry and what it did.
 
 Blobs go first and the manifest, which names them, last: a failed push leaves at most blobs
-nobody points at, never a tag for a half-pushed image. With ``tls_verify`` off, HTTPS is tried
-without checking the certificate and then plain HTTP, as skopeo's ``--tls-verify=false`` does.
-Credentials are sent over HTTPS only (python-dxf refuses to send them in the clear); the
-messages name where credentials were looked for, never what they are.
+nobody points at, never a tag for a half-pushed image. The registry's ``Docker-Content-Digest``
+for the manifest must be deppy's digest. With ``tls_verify`` off, HTTPS is tried without
+checking the certificate and then plain HTTP, as skopeo's ``--tls-verify=false`` does.
+Credentials are sent over HTTPS only; the messages name where credentials were looked for,
+never what they are, and registry text has every credential sent taken out (:func:`redact`).
 """
 
 from __future__ import annotations
 
-import io
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
+
+import orjson
 
 from deppy.cluster.oci.auth import Credential, RegistryAuth, auth_file_paths
 from deppy.cluster.oci.destination import RegistryDestination
-from deppy.cluster.oci.image import CatalogImage
-from deppy.errors import InputError
+from deppy.cluster.oci.exchange import (
+    DEFAULT_TIMEOUT_S,
+    Answer,
+    ExchangeError,
+    exchange,
+    sendable_url,
+)
+from deppy.cluster.oci.image import MANIFEST_MEDIA_TYPE, CatalogImage
+from deppy.cluster.oci.login import LoginError, challenge_of, token_of, token_url
+from deppy.cluster.oci.redact import basic_secrets, redact
+from deppy.errors import InputError, excerpt
 
-if TYPE_CHECKING:
-    import requests
-    from dxf import DXF, DXFBase
-
-TIMEOUT_S = 60.0
+TIMEOUT_S = DEFAULT_TIMEOUT_S
 LOOPBACK = re.compile(r"(localhost|127(\.\d+){3}|\[::1\])(:\d+)?")
-# what is wrong, inside requests' long messages: "[SSL: X] what (_ssl.c:1)", "[Errno 111] what"
-TLS_REASON = r"\] ([^(]+)"
-SOCKET_REASON = r"\[Errno -?\d+\] ([^'\")]+)"
+ODD_FIX = "check that it is an OCI registry, and the proxies in front of it"
 
 
 class RegistryError(InputError):
     """A push that failed; ``retriable`` when trying again later may work (the registry was
-    down or answered 5xx), not when the request itself is wrong (credentials, TLS, a name)."""
+    down, slow, odd or answered 5xx), not when the request itself is wrong (credentials, TLS,
+    a name)."""
 
     def __init__(self, where: str, what: str, fix: str, *, retriable: bool = False) -> None:
         super().__init__(where, what, fix)
         self.retriable = retriable
-
-
-def _reason(error: Exception, pattern: str, fallback: str) -> str:
-    found = re.search(pattern, str(error))
-    return found.group(1).strip() if found else fallback
 
 
 def _tls_fix(destination: RegistryDestination) -> str:
@@ -55,131 +55,244 @@ def _tls_fix(destination: RegistryDestination) -> str:
     return "give the registry a certificate this machine trusts"
 
 
-def _http_error(
-    destination: RegistryDestination, response: requests.Response | None, auth: RegistryAuth | None
-) -> RegistryError:
-    where = str(destination)
-    host = destination.registry
-    code = response.status_code if response is not None else 0
-    if code in (401, 403):
-        return _denied(destination, auth, code)
-    detail = ""
+def _error_detail(answer: Answer) -> str:
+    """The first of the registry's ``errors`` (code and message) in its answer, or ""."""
     try:
-        answer = response.json() if response is not None else None
-    except ValueError:  # not JSON: the status says enough
-        answer = None
-    errors = answer.get("errors") if isinstance(answer, dict) else None
+        document = orjson.loads(answer.body)
+    except orjson.JSONDecodeError:
+        return ""
+    errors = document.get("errors") if isinstance(document, dict) else None
     if isinstance(errors, list) and errors and isinstance(errors[0], dict):
-        detail = f": {errors[0].get('code', '')} {errors[0].get('message', '')}".rstrip()
-    reason = response.reason if response is not None else ""
-    return RegistryError(
-        where,
-        f"registry {host} answered {code} {reason}{detail}",
-        "check the repository name and that the registry accepts pushes",
-        retriable=code >= 500 or code == 429,
-    )
+        code, message = errors[0].get("code", ""), errors[0].get("message", "")
+        return f": {code} {message}".rstrip() if isinstance(code, str) else ""
+    return ""
 
 
-def _denied(
-    destination: RegistryDestination, auth: RegistryAuth | None, code: int
-) -> RegistryError:
-    host = destination.registry
-    credential = auth.for_registry(host, destination.repository) if auth else None
-    if credential is None:
-        looked = auth.describe() if auth else ", ".join(auth_file_paths())
+class _Session:
+    """The exchanges of one push: the scheme the registry speaks, the login it asked for, and
+    every secret sent (to take out of what it says)."""
+
+    def __init__(
+        self,
+        destination: RegistryDestination,
+        auth: RegistryAuth | None,
+        *,
+        tls_verify: bool,
+        timeout: float,
+    ) -> None:
+        self.destination = destination
+        self.auth = auth
+        self.credential: Credential | None = (
+            auth.for_registry(destination.registry, destination.repository) if auth else None
+        )
+        self.tls_verify = tls_verify
+        self.timeout = timeout
+        self.base = f"https://{destination.endpoint}"
+        self.authorization: str | None = None
+        self.secrets: list[str] = []
+        self.basic: str | None = None  # the Basic header value of the credential
+        if self.credential is not None:
+            self.secrets += basic_secrets(self.credential.username, self.credential.secret)
+            self.basic = self.secrets[-1]
+
+    # -- messages
+
+    def error(self, what: str, fix: str = ODD_FIX, *, retriable: bool = True) -> RegistryError:
+        """``what`` the registry did, credentials taken out, as the destination's error."""
+        host = self.destination.registry
         return RegistryError(
-            str(destination),
-            f"registry {host} asks for credentials ({code}) and none were found for it",
-            f"log in to {host} (podman login / docker login) so that one of {looked} holds them",
-        )
-    verb = "refused" if code == 401 else "denied push access with"
-    return RegistryError(
-        str(destination),
-        f"registry {host} {verb} the credentials from {credential.origin} ({code})",
-        f"log in to {host} again with an account that may push to {destination.repository}",
-    )
-
-
-@contextmanager
-def registry_errors(destination: RegistryDestination, auth: RegistryAuth | None) -> Iterator[None]:
-    """Turn what python-dxf and requests raise into a :class:`RegistryError`."""
-    import requests
-    from dxf import exceptions
-
-    where, host = str(destination), destination.registry
-    try:
-        yield
-    except exceptions.DXFUnauthorizedError:
-        raise _denied(destination, auth, 401) from None
-    except exceptions.DXFAuthInsecureError:
-        raise RegistryError(
-            where,
-            f"registry {host} asks for credentials over plain HTTP, and deppy sends them "
-            "only over HTTPS",
-            "serve the registry with TLS (--tls-verify=false still skips checking its certificate)",
-        ) from None
-    except exceptions.DXFUnexpectedStatusCodeError as error:
-        raise RegistryError(
-            where,
-            f"registry {host} answered {error.got}",
-            "check that it is an OCI registry",
-            retriable=error.got >= 500,
-        ) from None
-    except requests.exceptions.SSLError as error:
-        raise RegistryError(
-            where,
-            "TLS failure talking to registry "
-            f"{host} ({_reason(error, TLS_REASON, 'the TLS handshake failed')})",
-            _tls_fix(destination),
-        ) from None
-    except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as error:
-        raise RegistryError(
-            where,
-            f"cannot reach registry {host} ({_reason(error, SOCKET_REASON, 'no answer')})",
-            "check the address and that the registry is running",
-            retriable=True,
-        ) from None
-    except requests.exceptions.HTTPError as error:
-        raise _http_error(destination, error.response, auth) from None
-
-
-def _client(
-    destination: RegistryDestination, credential: Credential | None, *, insecure: bool, verify: bool
-) -> DXF:
-    from dxf import DXF
-
-    def authenticate(client: DXFBase, response: requests.Response) -> None:
-        assert credential is not None
-        client.authenticate(
-            credential.username, credential.secret, actions=["pull", "push"], response=response
+            str(self.destination),
+            redact(f"registry {host} {what}", self.secrets),
+            redact(fix, self.secrets),
+            retriable=retriable,
         )
 
-    return DXF(
-        destination.endpoint,
-        destination.repository,
-        auth=authenticate if credential is not None else None,
-        insecure=insecure,
-        tlsverify=verify,
-        timeout=TIMEOUT_S,
-    )
+    def quote(self, text: str, limit: int = 80) -> str:
+        """Registry text for a message: credentials taken out first, then cut short."""
+        return excerpt(redact(text, self.secrets), limit)
 
+    def _failed(self, failure: ExchangeError) -> RegistryError:
+        host = self.destination.registry
+        if failure.kind == "tls":
+            return RegistryError(
+                str(self.destination),
+                redact(f"TLS failure talking to registry {host} ({failure.what})", self.secrets),
+                _tls_fix(self.destination),
+            )
+        if failure.kind == "unreachable":
+            return RegistryError(
+                str(self.destination),
+                f"cannot reach registry {host} ({failure.what})",
+                "check the address and that the registry is running",
+                retriable=True,
+            )
+        if failure.kind == "late":
+            return self.error(
+                failure.what,
+                "check the registry and the proxies in front of it, or give it longer "
+                "(--registry-timeout; a ProvisionerClass's resolvedCatalog.registryTimeout)",
+            )
+        return self.error(failure.what)
 
-def _connected(
-    destination: RegistryDestination, credential: Credential | None, tls_verify: bool
-) -> DXF:
-    """A client that has reached the registry (and logged in, where it asks): HTTPS, or with
-    ``tls_verify`` off and a registry that speaks no TLS, plain HTTP."""
-    import requests
+    def denied(self, code: int) -> RegistryError:
+        host, credential = self.destination.registry, self.credential
+        if credential is None:
+            looked = self.auth.describe() if self.auth else ", ".join(auth_file_paths())
+            return self.error(
+                f"asks for credentials ({code}) and none were found for it",
+                f"log in to {host} (podman login / docker login) so that one of {looked} "
+                "holds them",
+                retriable=False,
+            )
+        verb = "refused" if code == 401 else "denied push access with"
+        return self.error(
+            f"{verb} the credentials from {credential.origin} ({code})",
+            f"log in to {host} again with an account that may push to "
+            f"{self.destination.repository}",
+            retriable=False,
+        )
 
-    client = _client(destination, credential, insecure=False, verify=tls_verify)
-    try:
-        client.api_version_check()
-    except requests.exceptions.SSLError:
-        if tls_verify:
-            raise
-        client = _client(destination, credential, insecure=True, verify=False)
-        client.api_version_check()
-    return client
+    def answered(self, answer: Answer, method: str) -> RegistryError:
+        """The error for an answer that is not what ``method`` expects."""
+        if answer.status in (401, 403):
+            return self.denied(answer.status)
+        reason = self.quote(answer.reason, 60)[1:-1]
+        detail = self.quote(_error_detail(answer), 200)[1:-1]
+        path = self.quote(urlsplit(answer.url).path, 100)[1:-1]
+        return self.error(
+            f"answered {answer.status} {reason}{detail} to {method} {path}",
+            "check the repository name and that the registry accepts pushes",
+            retriable=answer.status >= 500 or answer.status == 429,
+        )
+
+    # -- exchanges
+
+    def _send(self, method: str, url: str, headers: dict[str, str], body: bytes = b"") -> Answer:
+        if self.authorization is not None and urlsplit(url).netloc == urlsplit(self.base).netloc:
+            headers = {**headers, "Authorization": self.authorization}
+        try:
+            return exchange(
+                method,
+                url,
+                headers={"User-Agent": "deppy", **headers},
+                timeout=self.timeout,
+                tls_verify=self.tls_verify,
+                body=body,
+            )
+        except ExchangeError as failure:
+            raise self._failed(failure) from None
+
+    def send(
+        self, method: str, url: str, headers: dict[str, str] | None = None, body: bytes = b""
+    ) -> Answer:
+        """``method url``, logging in once when the registry asks (401) and may be answered."""
+        headers = headers or {}
+        answer = self._send(method, url, headers, body)
+        if answer.status == 401 and self._login(answer):
+            answer = self._send(method, url, headers, body)
+        return answer
+
+    def connect(self) -> None:
+        """Reach ``/v2/`` (HTTPS; plain HTTP after a TLS failure with ``tls_verify`` off) and
+        log in when it asks."""
+        try:
+            answer = exchange(
+                "GET",
+                f"{self.base}/v2/",
+                headers={"User-Agent": "deppy"},
+                timeout=self.timeout,
+                tls_verify=self.tls_verify,
+            )
+        except ExchangeError as failure:
+            if failure.kind != "tls" or self.tls_verify:
+                raise self._failed(failure) from None
+            self.base = f"http://{self.destination.endpoint}"
+            answer = self._send("GET", f"{self.base}/v2/", {})
+        if answer.status == 401 and self._login(answer):
+            answer = self._send("GET", f"{self.base}/v2/", {})
+        if answer.status == 404:
+            raise self.error("answered 404 to GET /v2/: it serves no registry API there")
+        if not 200 <= answer.status < 300:
+            raise self.answered(answer, "GET")
+
+    def _login(self, answer: Answer) -> bool:
+        """Log in as the 401 ``answer`` asks; False when logged in already (the 401 stands)."""
+        if self.authorization is not None:
+            return False
+        try:
+            challenge = challenge_of(answer, self.quote)
+        except LoginError as error:
+            raise self.error(error.what) from None
+        credential = self.credential
+        if credential is not None and self.base.startswith("http:"):
+            raise self.error(
+                "asks for credentials over plain HTTP, and deppy sends them only over HTTPS",
+                "serve the registry with TLS (--tls-verify=false still skips checking its "
+                "certificate)",
+                retriable=False,
+            )
+        if challenge.scheme == "basic":
+            if self.basic is None:
+                raise self.denied(401)
+            self.authorization = self.basic
+            return True
+        try:
+            url = token_url(challenge, self.destination.repository, self.quote)
+        except LoginError as error:
+            raise self.error(error.what) from None
+        self.authorization = self._token(url)
+        return True
+
+    def _token(self, url: str) -> str:
+        """``Bearer TOKEN`` from the realm (with the user and password when there are)."""
+        headers = {"User-Agent": "deppy"}
+        realm = url.partition("?")[0]
+        if self.credential is not None:
+            if not url.startswith("https:"):
+                raise self.error(
+                    f"sends deppy to a plain-HTTP token endpoint ({self.quote(realm)}), and deppy "
+                    "sends credentials only over HTTPS",
+                    "serve the token endpoint with TLS",
+                    retriable=False,
+                )
+            headers["Authorization"] = self.basic or ""
+        try:
+            answer = exchange(
+                "GET", url, headers=headers, timeout=self.timeout, tls_verify=self.tls_verify
+            )
+        except ExchangeError as failure:
+            raise self._failed(failure) from None
+        if answer.status in (401, 403):
+            raise self.denied(answer.status)
+        if answer.status != 200:
+            raise self.error(
+                f"sent deppy to token endpoint {self.quote(realm)}, which answered {answer.status}"
+            )
+        try:
+            token = token_of(answer, realm, self.quote)
+        except LoginError as error:
+            raise self.error(error.what) from None
+        self.secrets += [token, f"Bearer {token}"]
+        return f"Bearer {token}"
+
+    def upload_url(self, answer: Answer, digest: str) -> str:
+        """Where the blob goes: the upload's ``Location``, with ``digest=`` added."""
+        location = answer.header("Location")
+        if not location:
+            raise self.error(f"answered {answer.status} to a blob upload without a Location header")
+        try:
+            target = sendable_url(urljoin(answer.url, location.strip()))
+            parts = urlsplit(target)
+            parts.port  # noqa: B018 - raises ValueError for a port that is no number
+        except ValueError:
+            raise self.error(
+                f"answered a blob upload with an unusable Location {self.quote(location)}"
+            ) from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise self.error(
+                f"answered a blob upload with a Location that is no URL: {self.quote(location)}"
+            )
+        return f"{target}{'&' if parts.query else '?'}digest={digest}"
 
 
 def push_image(
@@ -189,14 +302,37 @@ def push_image(
     *,
     tls_verify: bool,
     auth: RegistryAuth | None,
+    timeout: float = TIMEOUT_S,
 ) -> None:
-    """Push ``image`` to the destination's repository and tag it ``tag``."""
-    credential = auth.for_registry(destination.registry, destination.repository) if auth else None
-    with registry_errors(destination, auth):
-        client = _connected(destination, credential, tls_verify)
-        for blob in image.blobs:
-            client.push_blob(data=io.BytesIO(blob.data), digest=blob.digest)
-        client.set_manifest(tag, image.manifest.decode("ascii"))
+    """Push ``image`` to the destination's repository and tag it ``tag``; each request within
+    ``timeout`` seconds."""
+    session = _Session(destination, auth, tls_verify=tls_verify, timeout=timeout)
+    session.connect()
+    repository = f"{session.base}/v2/{destination.repository}"
+    for blob in image.blobs:
+        found = session.send("HEAD", f"{repository}/blobs/{blob.digest}")
+        if found.status == 200:
+            continue
+        started = session.send("POST", f"{repository}/blobs/uploads/")
+        if started.status != 202:
+            raise session.answered(started, "POST")
+        headers = {"Content-Type": "application/octet-stream"}
+        target = session.upload_url(started, blob.digest)
+        stored = session.send("PUT", target, headers, blob.data)
+        if not 200 <= stored.status < 300:
+            raise session.answered(stored, "PUT")
+    headers = {"Content-Type": MANIFEST_MEDIA_TYPE}
+    stored = session.send("PUT", f"{repository}/manifests/{tag}", headers, image.manifest)
+    if not 200 <= stored.status < 300:
+        raise session.answered(stored, "PUT")
+    reported = stored.header("Docker-Content-Digest")
+    if reported is not None and reported.strip() != image.digest:
+        theirs = session.quote(reported.strip())[1:-1]
+        raise session.error(
+            f"stored the manifest under digest {theirs}, not deppy's {image.digest}",
+            "check what rewrites manifests between deppy and the registry",
+            retriable=False,
+        )
 
 
-__all__ = ["RegistryError", "push_image", "registry_errors"]
+__all__ = ["RegistryError", "push_image"]

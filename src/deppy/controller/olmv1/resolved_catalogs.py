@@ -3,9 +3,10 @@
 OLM v1 refuses a bundle that declares a dependency. When an approved set holds such bundles and
 the ProvisionerClass has ``parameters.resolvedCatalog`` (``ref: docker://HOST/REPO``,
 ``tlsVerify``, ``authSecret``: a ``kubernetes.io/dockerconfigjson`` Secret in deppy's own
-namespace), the provisioner, in this order: pushes the set's resolved catalog (tagged with the
-Instance's name), writes the ClusterCatalog ``deppy-<unit>`` pinned by digest, then writes the
-ClusterExtensions that select it. A resolved catalog no ClusterExtension of the unit uses any
+namespace, ``registryTimeout``: seconds for each registry request, whole, 60 by default), the
+provisioner, in this order: pushes the set's resolved catalog (tagged with the Instance's name),
+writes the ClusterCatalog ``deppy-<unit>`` pinned by digest, then writes the ClusterExtensions
+that select it. A resolved catalog no ClusterExtension of the unit uses any
 more is deleted. Credentials are read from the Secret (through a Role in deppy's namespace) and
 never written anywhere: not to logs, Events, status or metrics.
 """
@@ -22,12 +23,13 @@ from typing import Any
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cluster.oci.auth import RegistryAuth, auth_from_dockerconfigjson
 from deppy.cluster.oci.destination import RegistryDestination, parse_destination
+from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.controller.approval.resolveset import MANAGED_LABEL, MANAGER, UNIT_LABEL, label_value
 from deppy.controller.fields import flag, mapping, text
 from deppy.controller.kube import Body, Kube
 from deppy.controller.olmv1.extensions import NAMESPACE_LABEL, Wanted
 from deppy.controller.runtime import Runtime
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
 from deppy.resolution.answer import Resolution, SelectedBundle
 from deppy.resolution.request import ResolutionRequest
 from deppy.workflows.olmv1_plan import PublishedCatalog
@@ -45,6 +47,7 @@ class Settings:
     destination: RegistryDestination
     tls_verify: bool
     auth_secret: str | None
+    timeout: float = DEFAULT_TIMEOUT_S
 
 
 def own_namespace() -> str:
@@ -72,7 +75,19 @@ def settings_of(provisioner: Body, class_name: str) -> Settings | None:
         destination,
         True if verify is None else flag(verify, f"{where}.tlsVerify"),
         text(found.get("authSecret"), f"{where}.authSecret") or None,
+        _timeout(found.get("registryTimeout"), f"{where}.registryTimeout"),
     )
+
+
+def _timeout(value: Any, where: str) -> float:
+    """``registryTimeout``: seconds for each registry request, whole (default 60)."""
+    if value is None:
+        return DEFAULT_TIMEOUT_S
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 3600:
+        raise InputError(
+            where, f"{excerpt(value)} is not a number of seconds", "write a number from 1 to 3600"
+        )
+    return float(value)
 
 
 def _auth(kube: Kube, settings: Settings) -> RegistryAuth | None:
@@ -159,6 +174,7 @@ def publish_set(
         tagged,
         name=name,
         tls_verify=settings.tls_verify,
+        timeout=settings.timeout,
         auth=_auth(runtime.kube, settings),
         labels={MANAGED_LABEL: MANAGER, UNIT_LABEL: label_value(unit), NAMESPACE_LABEL: namespace},
         published_at=pinned.get("ref"),
