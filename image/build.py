@@ -31,10 +31,10 @@ from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import base  # noqa: E402
-import layers  # noqa: E402
-import python_env  # noqa: E402
-import sbom  # noqa: E402
+import base
+import layers
+import python_env
+import sbom
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 SBOM_LABEL = "deppy.image.sbom"
@@ -86,16 +86,19 @@ def _cached(path: Path, make: Callable[[Path], None]) -> Path:
 
 
 def _layer_from_cache(cache: Path, key: str, make: Callable[[], layers.Blob]) -> layers.Blob:
-    """A layer made once per key: its descriptor in ``cache``/layers, its bytes in the blobs."""
+    """A layer made once per key: its descriptor in ``cache``/layers, its bytes in the blobs
+    (made again when $DEPPY_IMAGE_FRESH_LAYERS is set: the reproducibility check)."""
     record = cache / "layers" / f"{key}.json"
-    if record.exists():
+    if record.exists() and not os.environ.get("DEPPY_IMAGE_FRESH_LAYERS"):
         known = json.loads(record.read_text())
         path = cache / "blobs" / "sha256" / known["digest"].split(":")[1]
         if path.exists():
             return layers.Blob(path, known["digest"], known["diff_id"], known["size"])
     blob = make()
     record.parent.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps({"digest": blob.digest, "diff_id": blob.diff_id, "size": blob.size}))
+    record.write_text(
+        json.dumps({"digest": blob.digest, "diff_id": blob.diff_id, "size": blob.size})
+    )
     return blob
 
 
@@ -139,7 +142,9 @@ def build(out: Path, cache: Path) -> tuple[str, str]:
         cache, f"deps-{deps_key}-{deps_epoch}",
         lambda: layers.write_layer(layers.members_of_tree(deps_tree, "opt/deppy"), deps_epoch, blobs)))  # fmt: skip
 
-    wheel = step("deppy's wheel", lambda: python_env.build_deppy_wheel(REPOSITORY, uv, cache / "wheel"))
+    wheel = step(
+        "deppy's wheel", lambda: python_env.build_deppy_wheel(REPOSITORY, uv, cache / "wheel")
+    )
     app_tree = step("deppy installed", lambda: python_env.install_wheels([wheel], cache / "app"))
     status = _dpkg_status(base_tar)
     document = step("SBOM (cyclonedx-py + dpkg status)", lambda: sbom.image_bom(

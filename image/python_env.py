@@ -27,7 +27,9 @@ SITE = f"{VENV}/lib/python3.11/site-packages"
 def _run(command: list[str], what: str, **options: object) -> str:
     completed = subprocess.run(command, capture_output=True, text=True, **options)  # type: ignore[call-overload]
     if completed.returncode != 0:
-        raise SystemExit(f"image: {what} failed ({' '.join(command[:3])} …):\n{completed.stderr[-4000:]}")
+        raise SystemExit(
+            f"image: {what} failed ({' '.join(command[:3])} …):\n{completed.stderr[-4000:]}"
+        )
     return str(completed.stdout)
 
 
