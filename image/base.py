@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 SUITE = "bookworm"  # python3 3.11: the cp311 wheels of uv.lock
-PACKAGES = ["python3", "ca-certificates"]
+PACKAGES = ["python3", "ca-certificates", "libstdc++6"]  # libstdc++: C++ wheels (google-re2)
 MIRROR = os.environ.get("DEPPY_IMAGE_MIRROR", "http://deb.debian.org/debian")
 SECURITY_MIRROR = os.environ.get(
     "DEPPY_IMAGE_SECURITY_MIRROR", "http://deb.debian.org/debian-security"

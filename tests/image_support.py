@@ -149,10 +149,11 @@ class Image:
         binds: dict[Path, str] | None = None,
         env: dict[str, str] | None = None,
         workdir: str | None = None,
+        program: str = "deppy",
     ) -> list[str]:
         """bwrap's command line running ``args`` (after the entrypoint) in the image;
         ``binds``: host paths mounted read-only at paths under /tmp; ``env`` on top of the
-        image's; ``workdir`` instead of its own."""
+        image's; ``workdir`` instead of its own; ``program`` instead of the entrypoint."""
         uid, gid = self.user.split(":")
         line = ["bwrap", "--ro-bind", str(self.rootfs), "/", "--proc", "/proc", "--dev", "/dev",
                 "--tmpfs", "/tmp", "--tmpfs", self.workdir, "--unshare-all", "--uid", uid,
@@ -166,7 +167,7 @@ class Image:
             line += ["--setenv", name, value]
         for source, target in (binds or {}).items():
             line += ["--ro-bind", str(source), target]
-        return [*line, "deppy", *args]
+        return [*line, program, *args]
 
     def run(
         self, *args: str, timeout: float = 120, **options: object
