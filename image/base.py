@@ -38,7 +38,9 @@ chroot "$1" /usr/bin/python3 -m venv --without-pip {VENV}
 chroot "$1" env PYTHONHASHSEED=0 /usr/bin/python3 -m compileall -q -f \
     --invalidation-mode unchecked-hash /usr/lib/python3.11 /usr/lib/python3/dist-packages
 rm -rf "$1"/var/log/* "$1"/var/cache/debconf/*-old "$1"/var/lib/dpkg/*-old \
-    "$1"/var/cache/ldconfig/aux-cache "$1"/usr/share/python3/runtime.d
+    "$1"/var/cache/ldconfig/aux-cache "$1"/usr/share/python3/runtime.d \
+    "$1"/usr/share/man "$1"/usr/share/info "$1"/usr/share/lintian "$1"/usr/share/linda \
+    "$1"/usr/share/doc-base "$1"/usr/share/bug "$1"/usr/share/menu
 """
 
 

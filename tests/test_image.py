@@ -201,8 +201,10 @@ def test_fleet_plan_gives_the_same_bytes_as_outside(image: Image, tmp_path: Path
                                  env={**os.environ, "DEPPY_CACHE": "off"})  # fmt: skip
         assert outside.returncode == 0, outside.stderr
     with steps.step("deppy fleet plan in the image"):
-        command = image.command(*arguments, binds={tmp_path: "/tmp/work"},
-                                env={"DEPPY_CACHE": "off"}, workdir="/tmp/work")  # fmt: skip
+        # records name the export's absolute path: the same one inside (under its empty /tmp)
+        assert tmp_path.is_relative_to("/tmp"), tmp_path
+        command = image.command(*arguments, binds={tmp_path: str(tmp_path)},
+                                env={"DEPPY_CACHE": "off"}, workdir=str(tmp_path))  # fmt: skip
         inside = subprocess.run(command, capture_output=True, timeout=300)
         assert inside.returncode == 0, inside.stderr
     assert inside.stdout == outside.stdout and outside.stdout.count(b'"cluster"') >= 4
@@ -241,7 +243,8 @@ def test_pushed_image_config_user_entrypoint_labels_and_sbom(
         assert labels["org.opencontainers.image.created"].endswith("Z")
     with steps.step("the SBOM lists every Debian package and Python distribution"):
         document = json.loads((image.rootfs / labels[SBOM_LABEL].lstrip("/")).read_text())
-        listed = {(c["name"], c["version"]) for c in document["components"]}
+        root = document["metadata"]["component"]  # deppy itself
+        listed = {(c["name"], c["version"]) for c in [root, *document["components"]]}
         dpkg = subprocess.run(
             ["dpkg-query", f"--admindir={image.rootfs}/var/lib/dpkg", "-W", "-f", "${Package} ${Version}\n"],
             capture_output=True, text=True, check=True).stdout  # fmt: skip
