@@ -118,13 +118,11 @@ def build(out: Path, cache: Path) -> tuple[str, str]:
     epoch = commit_time()
     blobs = cache / "blobs"
 
-    base_key = _key(*base.recipe())
-    base_tar = step("Debian base (mmdebstrap)", lambda: _cached(
-        cache / f"base-{base_key}.tar", lambda p: base.build_base(p, commit_time("image/base.py"))))  # fmt: skip
-    base_epoch = commit_time("image/base.py")
+    base_key, base_epoch = _key(*base.recipe()), commit_time("image/base.py")
+    base_tar = step("Debian base (mmdebstrap)", lambda: _base_tar(cache, base_key, base_epoch))
     base_blob = step("base layer", lambda: _layer_from_cache(
-        cache, f"base-{base_key}-{base_epoch}",
-        lambda: layers.write_layer(layers.members_of_tar(base_tar), base_epoch, blobs)))  # fmt: skip
+        cache, f"base-{base_key}-{base_epoch}", lambda: _base_layer(base_tar, base_epoch, blobs)
+    ))  # fmt: skip
 
     requirements = step("uv.lock's requirements",
                         lambda: python_env.locked_requirements(REPOSITORY, uv))  # fmt: skip
@@ -138,9 +136,11 @@ def build(out: Path, cache: Path) -> tuple[str, str]:
 
     if not deps_tree.exists():
         step("dependency wheels (download, install, compile)", make_deps)
+    deps_entries = lambda: layers.members_of_tree(deps_tree, "opt/deppy")  # noqa: E731
     deps_blob = step("deps layer", lambda: _layer_from_cache(
         cache, f"deps-{deps_key}-{deps_epoch}",
-        lambda: layers.write_layer(layers.members_of_tree(deps_tree, "opt/deppy"), deps_epoch, blobs)))  # fmt: skip
+        lambda: layers.write_layer(deps_entries(), deps_epoch, blobs)
+    ))  # fmt: skip
 
     wheel = step(
         "deppy's wheel", lambda: python_env.build_deppy_wheel(REPOSITORY, uv, cache / "wheel")
@@ -173,6 +173,19 @@ def build(out: Path, cache: Path) -> tuple[str, str]:
     digest = step("OCI layout", lambda: write_layout(
         out, version, labels, [base_blob, deps_blob, app_blob], history, epoch))  # fmt: skip
     return version, digest
+
+
+def _base_tar(cache: Path, key: str, epoch: int) -> Path:
+    return _cached(cache / f"base-{key}.tar", lambda path: base.build_base(path, epoch))
+
+
+def _base_layer(base_tar: Path, epoch: int, blobs: Path) -> layers.Blob:
+    entries = [
+        (member, data)
+        for member, data in layers.members_of_tar(base_tar)
+        if not member.name.startswith(base.LEFT_OUT)
+    ]
+    return layers.write_layer(entries, epoch, blobs)
 
 
 def _dpkg_status(base_tar: Path) -> str:

@@ -246,7 +246,8 @@ def test_pushed_image_config_user_entrypoint_labels_and_sbom(
         root = document["metadata"]["component"]  # deppy itself
         listed = {(c["name"], c["version"]) for c in [root, *document["components"]]}
         dpkg = subprocess.run(
-            ["dpkg-query", f"--admindir={image.rootfs}/var/lib/dpkg", "-W", "-f", "${Package} ${Version}\n"],
+            ["dpkg-query", f"--admindir={image.rootfs}/var/lib/dpkg", "-W", "-f",
+             "${Package} ${Version}\n"],
             capture_output=True, text=True, check=True).stdout  # fmt: skip
         debian = {tuple(line.split(" ", 1)) for line in dpkg.splitlines()}
         assert debian and debian <= listed, debian - listed
