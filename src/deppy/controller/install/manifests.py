@@ -5,7 +5,8 @@ The CRDs (``crds``), the seed's five default InputClasses, the default Provision
 the one with the higher priority works, the other waits), a ServiceAccount, a least-privilege
 ClusterRole and its binding, a Deployment running ``deppy controller`` (JSON logs; /healthz and
 /metrics on its ``metrics`` port; the image's user, a read-only root, no capabilities, the
-runtime's seccomp profile, emptyDirs at /tmp and the home) and a Service in front of that port for Prometheus.
+runtime's seccomp profile, emptyDirs at /tmp and the home) and a Service in front of that port
+for Prometheus.
 """
 
 from __future__ import annotations
