@@ -9,8 +9,11 @@ UV := $(TOOLS)/bin/uv
 UV_VERSION := 0.13.9
 RUNTIME := $(VENV)/.runtime-installed
 STAMP := $(VENV)/.installed
+# `make image`'s own tools beside uv: pypa's installer (unpacks uv.lock's wheels into the image's
+# virtual environment) and cyclonedx-py (the SBOM); mmdebstrap comes from Debian (image/README.md).
+IMAGE_TOOLS := $(TOOLS)/.image-tools
 
-.PHONY: run test lint typecheck unit bench fuzz lock install clean proto docs docs-serve
+.PHONY: run test lint typecheck unit bench fuzz lock install clean proto docs docs-serve image image-tools
 
 $(UV):
 	$(PYTHON) -m venv $(TOOLS)
@@ -25,14 +28,23 @@ $(STAMP): pyproject.toml uv.lock | $(UV)
 	UV_PROJECT_ENVIRONMENT=$(VENV) $(UV) sync --frozen --extra dev --system-certs --python $(PYTHON) --quiet
 	touch $(RUNTIME) $(STAMP)
 
+$(IMAGE_TOOLS): | $(UV)
+	$(TOOLS)/bin/pip install --quiet installer==1.1.0 cyclonedx-bom==7.5.0
+	touch $(IMAGE_TOOLS)
+
+image-tools: $(IMAGE_TOOLS)
+
+image: $(IMAGE_TOOLS)  ## the container image as an OCI layout: oci:dist/image:VERSION (image/README.md)
+	$(TOOLS)/bin/python image/build.py
+
 install: $(RUNTIME)  ## .venv/bin/deppy, or `source .venv/bin/activate` to have `deppy` on PATH
 
 run: $(RUNTIME)
 	$(BIN)/deppy resolve -f src/deppy/data/request.yaml
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks docs/hooks
-	$(BIN)/ruff format --check src tests benchmarks docs/hooks
+	$(BIN)/ruff check src tests benchmarks docs/hooks image
+	$(BIN)/ruff format --check src tests benchmarks docs/hooks image
 	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.fbc import load_catalog, load_catalog_documents
@@ -39,6 +40,7 @@ from deppy.workflows.resolve import resolve_with_options
 from tests.conftest import free_port, shared_path
 from tests.controller_env import DEPPY
 from tests.soak.catalog import SoakBundle, SoakCatalog
+from tests.workflow_helpers import run
 
 EXCERPTS = "redhat-operator-index-excerpts"
 
@@ -94,6 +96,33 @@ def test_manifests_bring_the_seed_defaults() -> None:
     deployment = next(d for d in docs if d["kind"] == "Deployment")
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     assert container["args"][0] == "controller" and container["livenessProbe"]
+
+
+def test_the_deployment_runs_the_image_locked_down_with_a_digest_reference_as_given() -> None:
+    """Non-root (the image's 65532), read-only root, no capabilities, seccomp RuntimeDefault;
+    it may write only to its emptyDirs at /tmp and the home; a digest reference is kept."""
+    reference = "registry.example:5000/deppy@sha256:" + "ab" * 32
+    code, out, err = run("manifests", "--image", reference)
+    assert code == 0, err
+    (deployment,) = [d for d in yaml.safe_load_all(out) if d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    assert container["image"] == reference
+    assert container["securityContext"] == {
+        "runAsNonRoot": True,
+        "runAsUser": 65532,
+        "runAsGroup": 65532,
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+    mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+    assert mounts == {"/tmp": "tmp", "/home/deppy": "home"}
+    assert {v["name"]: v for v in pod["volumes"]} == {
+        "tmp": {"name": "tmp", "emptyDir": {}},
+        "home": {"name": "home", "emptyDir": {}},
+    }
 
 
 def _input(*constraints: dict[str, Any], name: str = "i") -> dict[str, Any]:

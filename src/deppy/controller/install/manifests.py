@@ -4,7 +4,9 @@ The CRDs (``crds``), the seed's five default InputClasses, the default Provision
 ``deppy.resolveset`` (approval: Android), kopf's peering CRDs (two replicas never both write:
 the one with the higher priority works, the other waits), a ServiceAccount, a least-privilege
 ClusterRole and its binding, a Deployment running ``deppy controller`` (JSON logs; /healthz and
-/metrics on its ``metrics`` port) and a Service in front of that port for Prometheus.
+/metrics on its ``metrics`` port; the image's user, a read-only root, no capabilities, the
+runtime's seccomp profile, emptyDirs at /tmp and the home) and a Service in front of that port
+for Prometheus.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ RESOLVESET_CLASS = "deppy.resolveset"
 OLM_V1_CLASS = "olm-v1"
 OLM_V1_PROVISIONER = "deppy.io/olm-v1"  # olmv1.extensions.PROVISIONER (install imports nothing)
 HEALTH_PORT = 8080
+# The image's user and home (image/base.py; `make image`): the Deployment runs it as that user
+IMAGE_USER = 65532
+IMAGE_HOME = "/home/deppy"
 PEERING_NAME = "deppy"
 
 # The seed's defaults; minimal-version has its own switch (the seed's copy says force: true,
@@ -293,10 +298,24 @@ def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
                             },
                             "securityContext": {
                                 "runAsNonRoot": True,
+                                "runAsUser": IMAGE_USER,
+                                "runAsGroup": IMAGE_USER,
                                 "allowPrivilegeEscalation": False,
                                 "readOnlyRootFilesystem": True,
+                                "capabilities": {"drop": ["ALL"]},
+                                "seccompProfile": {"type": "RuntimeDefault"},
                             },
+                            # the only places it writes: temporary files, and the parsed-catalog
+                            # cache and store under its home (a read-only root elsewhere)
+                            "volumeMounts": [
+                                {"name": "tmp", "mountPath": "/tmp"},
+                                {"name": "home", "mountPath": IMAGE_HOME},
+                            ],
                         }
+                    ],
+                    "volumes": [
+                        {"name": "tmp", "emptyDir": {}},
+                        {"name": "home", "emptyDir": {}},
                     ],
                 },
             },
