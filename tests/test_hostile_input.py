@@ -369,3 +369,26 @@ def test_a_path_that_is_no_regular_file_is_one_line_saying_what_it_is(
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith(f"deppy: error: {path}: {what}, not ")
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_pipe_is_read_as_standard_input_with_dash(tmp_path: Path) -> None:
+    """A FIFO given by name is refused (it may never be written); ``-f -`` is the way to hand
+    deppy a pipe (``kubectl get clusterextension x -o yaml | deppy resolve -f -``), as kubectl
+    takes it. The refusal says so; the answer from standard input is the file's, byte for byte."""
+    request = Path(__file__).parents[1] / "src" / "deppy" / "data" / "request.yaml"
+    env = dict(os.environ, DEPPY_HOME=str(tmp_path / "home"))
+    from_file = deppy("resolve", "-f", str(request), home=tmp_path / "home")
+    from_pipe = subprocess.run(
+        [*DEPPY, "resolve", "-f", "-"],
+        input=request.read_text(encoding="utf-8"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert from_file.returncode == from_pipe.returncode == 0, from_pipe.stderr
+    assert from_pipe.stdout == from_file.stdout
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    refusal = refused(deppy("resolve", "-f", str(fifo), home=tmp_path / "home"))
+    assert refusal.rstrip().endswith("or - to read standard input")

@@ -261,6 +261,8 @@ def read_input(path: str | os.PathLike[str], what: str = "the file") -> bytes:
     byte is read, so a FIFO (which would wait for a writer), ``/dev/zero`` (which never ends)
     or a directory is one line saying what it is."""
     where = str(path)
+    if where == "-":  # kubectl's and most tools' spelling of standard input: `... | deppy -f -`
+        return read_standard_input(what)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
@@ -271,7 +273,9 @@ def read_input(path: str | os.PathLike[str], what: str = "the file") -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise InputError(where, not_a_file(mode), "give the path of a regular file")
+            raise InputError(
+                where, not_a_file(mode), "give the path of a regular file, or - to read standard input"
+            )
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb") as file:  # plain open: pathlib costs start-up time
             fd = -1
@@ -281,6 +285,27 @@ def read_input(path: str | os.PathLike[str], what: str = "the file") -> bytes:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+STANDARD_INPUT_LIMIT = 64 * 1024 * 1024
+
+
+def read_standard_input(what: str = "the file") -> bytes:
+    """Standard input, whole, for ``-`` in place of a file's path (what a pipe or ``<(...)``
+    hands over). A pipe may never end: at most ``STANDARD_INPUT_LIMIT`` bytes are read, past
+    that it is one line, not memory filled. A request, a ClusterExtension or a trace is far
+    smaller."""
+    import sys
+
+    try:
+        data = sys.stdin.buffer.read(STANDARD_INPUT_LIMIT + 1)
+    except (OSError, AttributeError, ValueError) as error:
+        raise InputError("-", f"cannot read {what} from standard input ({error})") from None
+    if len(data) > STANDARD_INPUT_LIMIT:
+        raise InputError(
+            "-", "standard input is longer than 64 MiB (deppy's limit)", "give the path of a file"
+        )
+    return data
 
 
 def load_yaml_file(path: str | os.PathLike[str]) -> Any:
