@@ -114,7 +114,8 @@ Examples:
     "request_file",
     type=click.Path(path_type=Path),
     help="An ActiveResolution YAML file (spec.sources, spec.constraints, ...), or OLM v1 "
-    "ClusterExtension documents (with ClusterCatalog documents for labels and priorities). '-' reads standard input.",
+    "ClusterExtension documents (with ClusterCatalog documents for labels and priorities); "
+    "'-' reads standard input.",
 )
 @output_option("text", "json", "yaml", "html", "table", "clusterextensions")
 @click.option(

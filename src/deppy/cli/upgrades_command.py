@@ -48,7 +48,8 @@ SHOWN_UPDATES = 10
     "extension_file",
     type=click.Path(path_type=Path),
     help="Installed ClusterExtensions (status.install.bundle): what OLM v1 moves each to under "
-    "its upgradeConstraintPolicy, and the path over reconciliations. '-' reads standard input.",
+    "its upgradeConstraintPolicy, and the path over reconciliations; '-' reads standard "
+    "input.",
 )
 @catalog_options
 @cluster_options

@@ -274,7 +274,9 @@ def read_input(path: str | os.PathLike[str], what: str = "the file") -> bytes:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             raise InputError(
-                where, not_a_file(mode), "give the path of a regular file, or - to read standard input"
+                where,
+                not_a_file(mode),
+                "give the path of a regular file, or - to read standard input",
             )
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb") as file:  # plain open: pathlib costs start-up time
