@@ -382,6 +382,7 @@ def test_a_pipe_is_read_as_standard_input_with_dash(tmp_path: Path) -> None:
         [*DEPPY, "resolve", "-f", "-"],
         input=request.read_text(encoding="utf-8"),
         env=env,
+        cwd=request.parent,  # its catalogs' paths: relative to the file, or to here for -f -
         capture_output=True,
         text=True,
         timeout=120,

@@ -290,15 +290,19 @@ def read_input(path: str | os.PathLike[str], what: str = "the file") -> bytes:
 
 
 STANDARD_INPUT_LIMIT = 64 * 1024 * 1024
+_STANDARD_INPUT: list[bytes] = []  # what standard input held, once read
 
 
 def read_standard_input(what: str = "the file") -> bytes:
     """Standard input, whole, for ``-`` in place of a file's path (what a pipe or ``<(...)``
     hands over). A pipe may never end: at most ``STANDARD_INPUT_LIMIT`` bytes are read, past
     that it is one line, not memory filled. A request, a ClusterExtension or a trace is far
-    smaller."""
+    smaller. Read once and kept: a command may look at its ``-f`` twice (is it ClusterExtensions,
+    else an ActiveResolution), and a pipe gives its bytes only once."""
     import sys
 
+    if _STANDARD_INPUT:
+        return _STANDARD_INPUT[0]
     try:
         data = sys.stdin.buffer.read(STANDARD_INPUT_LIMIT + 1)
     except (OSError, AttributeError, ValueError) as error:
@@ -307,6 +311,7 @@ def read_standard_input(what: str = "the file") -> bytes:
         raise InputError(
             "-", "standard input is longer than 64 MiB (deppy's limit)", "give the path of a file"
         )
+    _STANDARD_INPUT.append(data)
     return data
 
 
