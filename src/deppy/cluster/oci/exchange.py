@@ -156,14 +156,14 @@ def tls_context(verify: bool) -> ssl.SSLContext:
 
 
 def _read_body(response: http.client.HTTPResponse, limit: int) -> bytes:
-    body = io.BytesIO()
-    while True:
-        chunk = response.read(min(_CHUNK, limit + 1 - body.tell()))
-        if not chunk:
-            return body.getvalue()
-        body.write(chunk)
-        if body.tell() > limit:
-            raise ExchangeError(f"sent an answer longer than {limit:,} bytes")
+    """The answer's body, read as every stream deppy reads is: capped, a chunk at a time."""
+    from deppy.input_limits import UnsafeInput
+    from deppy.input_limits.streams import read_capped
+
+    try:
+        return read_capped(response, limit)
+    except UnsafeInput:
+        raise ExchangeError(f"sent an answer longer than {limit:,} bytes") from None
 
 
 def _once(
