@@ -6,7 +6,7 @@ each kind issue 36 measured: a version that does not exist (between two that do)
 without the version asked, a downgrade under ``CatalogProvided``, a misspelt ``packageName``, a
 selector that matches no ClusterCatalog, and a selector that matches only an ``Unavailable``
 one. Each is resolved as the service resolves a body (objects → request → answer); each way out
-of the JSON answer is applied to the objects (``workflows/olmv1_changes.py``, what the web UI's
+of the JSON answer is applied to the objects (``workflows/olmv1/changes.py``, what the web UI's
 "Try this" does) and the result resolved again.
 
 Prints the share of requests with a way out that works, the share of ways out that work, per
@@ -102,10 +102,10 @@ def main() -> None:
     args = parser.parse_args()
     from deppy.errors import DeppyError
     from deppy.explain import explanation_as_dict, explanation_as_short_text
-    from deppy.resolution.olmv1_request import request_from_objects
+    from deppy.resolution.olmv1.request import request_from_objects
     from deppy.resolution.request_parsing import CatalogSpec
     from deppy.workflows.catalog_loading import load_catalogs
-    from deppy.workflows.olmv1_changes import apply_olmv1_change
+    from deppy.workflows.olmv1.changes import apply_olmv1_change
     from deppy.workflows.resolve import resolve_with_options
 
     started = time.perf_counter()
@@ -180,6 +180,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    # DEPPY_SRC: another checkout's src/ (with workflows/olmv1_changes.py) for a before/after
+    # DEPPY_SRC: another checkout's src/ (with workflows/olmv1/changes.py) for a before/after
     sys.path.insert(0, os.environ.get("DEPPY_SRC", str(ROOT / "src")))
     main()

@@ -37,7 +37,7 @@ from deppy.input_limits import read_input, yaml_documents  # noqa: E402
 from deppy.resolution.request import ResolutionRequest  # noqa: E402
 from deppy.resolution.request_parsing import parse_require  # noqa: E402
 from deppy.resolution.resolver import resolve  # noqa: E402
-from deppy.workflows.resolved_catalog import resolved_catalog  # noqa: E402
+from deppy.workflows.olmv1.resolved_catalog import resolved_catalog  # noqa: E402
 
 SHARED = Path(os.environ.get("DEPPY_SHARED", ROOT.parent / "shared"))
 COMMUNITY = SHARED / "catalogs" / "community-operators-prod-v4.18"

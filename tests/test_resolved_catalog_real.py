@@ -18,14 +18,14 @@ from deppy.cluster.oci import CONFIGS_LABEL, parse_destination, publish
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request_parsing import CatalogSpec, parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs
-from deppy.workflows.olmv1 import extension_request, olmv1_documents_of
-from deppy.workflows.resolve import resolve_with_options
-from deppy.workflows.resolved_catalog import (
+from deppy.workflows.olmv1.requests import extension_request, olmv1_documents_of
+from deppy.workflows.olmv1.resolved_catalog import (
     DEPENDENCY_PROPERTIES,
     RESOLVED_DEPENDENCY,
     refused_bundles,
     resolved_catalog,
 )
+from deppy.workflows.resolve import resolve_with_options
 from tests.olmv1_objects import cluster_extension
 from tests.ports import shared_path
 from tests.registry import Registry, registry_for_tests, unpacked_configs

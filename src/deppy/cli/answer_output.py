@@ -25,14 +25,14 @@ def render(
     olmv1: Mapping[str, Any] | None = None,
 ) -> None:
     """``facts`` head the HTML report (request, catalogs, cluster, time, deppy); ``olmv1`` is
-    what OLM v1 does with the plan (``workflows.olmv1_plan.OLMv1Plan.summary``)."""
+    what OLM v1 does with the plan (``workflows.olmv1.plan.OLMv1Plan.summary``)."""
     if output in ("json", "yaml"):
         data = resolution.as_dict()
         if not verbose and "explanation" in data:
             # solver-level texts name variables (catalog/package/bundle); only -v shows them
             data["explanation"].pop("constraints", None)
         if olmv1 is None and resolution.request.rules == "olmv1" and resolution.resolved:
-            from deppy.workflows.olmv1_plan import build_plan
+            from deppy.workflows.olmv1.plan import build_plan
 
             olmv1 = build_plan(resolution).summary()  # replay and validate say it too
         if olmv1 is not None:

@@ -25,7 +25,7 @@ from typing import Any
 from deppy.catalog.semver import Version, VersionError, VersionRange
 from deppy.errors import InputError, check_type, excerpt, only_fields, unknown_field
 from deppy.input_limits import load_yaml_file, parse_yaml
-from deppy.resolution.olmv1_catalogs import checked_priority
+from deppy.resolution.olmv1.catalogs import checked_priority
 from deppy.resolution.request import (
     ClusterFacts,
     InstalledBundle,

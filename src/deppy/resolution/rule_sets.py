@@ -1,7 +1,7 @@
 """Rule sets: which candidates a requirement has, in which order, and why none — per request.
 
 deppy's own rules are the default (``deppy_rules``); a ClusterExtension request uses OLM v1's
-(``olmv1_rules``). The solver, the variable sources and the explanations are the same for both:
+(``olmv1.rules``). The solver, the variable sources and the explanations are the same for both:
 a rule set only answers these two questions.
 """
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from deppy.errors import InputError
 from deppy.resolution.deppy_rules import DeppyRules
-from deppy.resolution.olmv1_rules import OLMv1Rules
+from deppy.resolution.olmv1.rules import OLMv1Rules
 
 if TYPE_CHECKING:
     from deppy.catalog.model import Bundle

@@ -431,7 +431,7 @@ def _relaxed_alternatives(
         if f"required package {requirement.describe()}" not in explanation.roots:
             continue
         if requirement.extension is not None:
-            continue  # a ClusterExtension's ways out are its own fields (olmv1_suggestions)
+            continue  # a ClusterExtension's ways out are its own fields (olmv1.suggestions)
         package = requirement.package
         tries = [
             RequiredPackage(package, requirement.versions, requirement.versions_text),

@@ -3,7 +3,7 @@
 operator-controller says only that it found no bundle (``Progressing`` with reason
 ``Retrying``, or a message "no bundles found"). For any ClusterExtension in that state,
 whoever wrote it, deppy resolves the same ClusterExtension with OLM v1's rules
-(``resolution.olmv1_request``: its channels, version constraint, upgrade policy, installed
+(``resolution.olmv1.request``: its channels, version constraint, upgrade policy, installed
 bundle, and the ClusterCatalogs its selector picks, with their priorities) against the content
 of those ClusterCatalogs. When that has no answer, the Event says why (deppy's explanation)
 and gives a way out: the version and channel to write, with the ``kubectl patch`` that writes
@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from deppy.catalog.olmv1_validation import refused_property
+from deppy.catalog.olmv1.validation import refused_property
 from deppy.controller.catalogs.cluster_catalogs import KIND, list_cluster_catalogs
 from deppy.controller.kube import ApiError, Body
 from deppy.controller.olmv1.extensions import conditions_of
@@ -31,9 +31,9 @@ from deppy.controller.runtime import Runtime
 from deppy.errors import InputError
 from deppy.explain import explanation_as_dict
 from deppy.resolution.answer import Resolution
-from deppy.resolution.olmv1_catalogs import ClusterCatalogFacts, catalog_from_object
-from deppy.resolution.olmv1_request import extension_from_object
-from deppy.resolution.olmv1_rules import nothing_walked
+from deppy.resolution.olmv1.catalogs import ClusterCatalogFacts, catalog_from_object
+from deppy.resolution.olmv1.request import extension_from_object
+from deppy.resolution.olmv1.rules import nothing_walked
 from deppy.resolution.request import ResolutionRequest
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options

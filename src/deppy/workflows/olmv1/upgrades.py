@@ -7,7 +7,7 @@ straight to the best bundle in range. Repeating the same rule from each new vers
 path to where the extension ends up, which is what a user watching the cluster sees.
 
 The walk stops where OLM v1 chooses a bundle it then refuses (one declaring a dependency:
-``catalog.olmv1_validation``): OLM v1 does not fall back to an older bundle, so the extension
+``catalog.olmv1.validation``): OLM v1 does not fall back to an older bundle, so the extension
 stays where it is, retrying, with OLM v1's message.
 """
 
@@ -19,11 +19,11 @@ from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
-from deppy.catalog.olmv1_validation import Refusal, refusal_of
+from deppy.catalog.olmv1.validation import Refusal, refusal_of
 from deppy.catalog.semver.release import version_release_key
 from deppy.explain.model import Suggestion
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.olmv1_rules import extension_outcome
+from deppy.resolution.olmv1.rules import extension_outcome
 from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options

@@ -17,7 +17,7 @@ from typing import Any
 from deppy.catalog.semver import Version, VersionError
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 from deppy.errors import InputError, excerpt, only_fields
-from deppy.resolution.olmv1_catalogs import (
+from deppy.resolution.olmv1.catalogs import (
     API_VERSION,
     GROUP,
     ClusterCatalogFacts,

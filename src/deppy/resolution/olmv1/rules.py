@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deppy.catalog.extension_filters import (
+from deppy.catalog.model import Bundle
+from deppy.catalog.olmv1.filters import (
     BundlePredicate,
     in_any_channel,
     in_constraint,
     sort_newest_first,
     successor_of,
 )
-from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.request import (
     SELF_CERTIFIED,

@@ -3,7 +3,7 @@
 operator-controller resolves a ClusterExtension per catalog with a filter (in any of the
 requested channels, in the version constraint, a successor of the installed bundle) and a sort
 (bundle-level deprecations last, then version and release, highest first). These are those
-rules; ``resolution.olmv1_rules`` composes them into a rule set.
+rules; ``resolution.olmv1.rules`` composes them into a rule set.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from deppy.catalog.semver import Version, VersionError
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 from deppy.catalog.semver.release import version_release_key
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.olmv1_catalogs import NAME_LABEL
-from deppy.resolution.olmv1_rules import extension_outcome
+from deppy.resolution.olmv1.catalogs import NAME_LABEL
+from deppy.resolution.olmv1.rules import extension_outcome
 from deppy.resolution.request import SELF_CERTIFIED, CatalogChoice, ExtensionTerms, RequiredPackage
 from deppy.resolution.suggestions import Advice, ChangeCatalog, ChangeExtension, RequestChange
 

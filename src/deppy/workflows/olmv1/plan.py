@@ -8,8 +8,8 @@ annotations. A package that only a dependency needs gets a ClusterExtension with
 annotated with the extension that needed it. ``spec.serviceAccount`` is deprecated and ignored by
 OLM v1: a plan carries one only where a request had one.
 
-OLM v1 refuses a chosen bundle that declares a dependency (``catalog.olmv1_validation``). Such
-bundles install only from a resolved catalog (``workflows.resolved_catalog``): the plan's
+OLM v1 refuses a chosen bundle that declares a dependency (``catalog.olmv1.validation``). Such
+bundles install only from a resolved catalog (``workflows.olmv1.resolved_catalog``): the plan's
 extensions for them then select that catalog by name, and OLM v1 installs the whole plan.
 """
 
@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from deppy.catalog.olmv1_validation import DEPENDENCY_PROPERTIES, Refusal, refusal_of
+from deppy.catalog.olmv1.validation import DEPENDENCY_PROPERTIES, Refusal, refusal_of
 from deppy.errors import InputError
 from deppy.resolution.answer import Resolution, SelectedBundle
-from deppy.resolution.olmv1_catalogs import API_VERSION, NAME_LABEL
+from deppy.resolution.olmv1.catalogs import API_VERSION, NAME_LABEL
 from deppy.resolution.request import ExtensionTerms
 
 REQUIRED_BY = "deppy.io/required-by"

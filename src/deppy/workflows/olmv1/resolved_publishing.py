@@ -23,8 +23,8 @@ from deppy.cluster.oci.destination import (
 from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.cluster.oci.publish import publish
 from deppy.resolution.answer import Resolution
-from deppy.workflows.olmv1_plan import PublishedCatalog, Publisher
-from deppy.workflows.resolved_catalog import cluster_catalog_object, resolved_catalog
+from deppy.workflows.olmv1.plan import PublishedCatalog, Publisher
+from deppy.workflows.olmv1.resolved_catalog import cluster_catalog_object, resolved_catalog
 
 PREFIX = "deppy-"
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")
