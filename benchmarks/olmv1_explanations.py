@@ -102,10 +102,10 @@ def main() -> None:
     args = parser.parse_args()
     from deppy.errors import DeppyError
     from deppy.explain import explanation_as_dict, explanation_as_short_text
-    from deppy.resolution.olmv1.request import request_from_objects
+    from deppy.resolution.olmv1 import request_from_objects
     from deppy.resolution.request_parsing import CatalogSpec
     from deppy.workflows.catalog_loading import load_catalogs
-    from deppy.workflows.olmv1.changes import apply_olmv1_change
+    from deppy.workflows.olmv1 import apply_olmv1_change
     from deppy.workflows.resolve import resolve_with_options
 
     started = time.perf_counter()

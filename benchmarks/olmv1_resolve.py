@@ -23,7 +23,7 @@ from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.fbc import load_catalog
 from deppy.catalog.model import Catalog
 from deppy.resolution.answer import Resolution
-from deppy.resolution.olmv1.request import request_from_objects
+from deppy.resolution.olmv1 import request_from_objects
 from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.request_parsing import parse_installed, parse_require
 from deppy.resolution.resolver import resolve

@@ -76,7 +76,7 @@ def _one_line(message: str) -> None:
 @given(mutated(OLMV1_SEEDS + HOSTILE))
 def test_olmv1_request_files(data: bytes) -> None:
     """What ``deppy resolve -f FILE --catalog DIR=NAME`` reads from a ClusterExtension file."""
-    from deppy.workflows.olmv1.requests import extension_request, olmv1_documents_of
+    from deppy.workflows.olmv1 import extension_request, olmv1_documents_of
 
     def run() -> None:
         documents = olmv1_documents_of(data, "request.yaml")

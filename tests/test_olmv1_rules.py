@@ -17,7 +17,7 @@ from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.model import Catalog
 from deppy.errors import InputError
 from deppy.resolution.answer import Resolution
-from deppy.resolution.olmv1.request import request_from_objects
+from deppy.resolution.olmv1 import request_from_objects
 from deppy.resolution.resolver import resolve
 from tests.olm_builders import Obj, bundle, channel, deprecations, entry, make_catalog, package
 from tests.olmv1_objects import cluster_catalog

@@ -18,7 +18,7 @@ from deppy.cluster.oci import CONFIGS_LABEL, parse_destination, publish
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request_parsing import CatalogSpec, parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs
-from deppy.workflows.olmv1.requests import extension_request, olmv1_documents_of
+from deppy.workflows.olmv1 import extension_request, olmv1_documents_of
 from deppy.workflows.olmv1.resolved_catalog import (
     DEPENDENCY_PROPERTIES,
     RESOLVED_DEPENDENCY,

@@ -32,7 +32,7 @@ def render(
             # solver-level texts name variables (catalog/package/bundle); only -v shows them
             data["explanation"].pop("constraints", None)
         if olmv1 is None and resolution.request.rules == "olmv1" and resolution.resolved:
-            from deppy.workflows.olmv1.plan import build_plan
+            from deppy.workflows.olmv1 import build_plan
 
             olmv1 = build_plan(resolution).summary()  # replay and validate say it too
         if olmv1 is not None:

@@ -45,7 +45,7 @@ from deppy.workflows.catalog_loading import (
     only_stored_names,
     problem_notes,
 )
-from deppy.workflows.olmv1.requests import (
+from deppy.workflows.olmv1 import (
     extension_request,
     extension_request_on,
     extension_request_on_cluster,
@@ -55,7 +55,7 @@ from deppy.workflows.resolve import check_pipeline, resolve_with_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from deppy.workflows.olmv1.plan import OLMv1Plan, Publisher
+    from deppy.workflows.olmv1 import OLMv1Plan, Publisher
 
 SPEC_HELP = """
 \b
@@ -339,7 +339,7 @@ def resolve_cmd(
                 warn(warning)
         plan = None
         if request.rules == "olmv1" and resolution.selection is not None:
-            from deppy.workflows.olmv1.plan import build_plan, refusal_notes
+            from deppy.workflows.olmv1 import build_plan, refusal_notes
 
             plan = build_plan(
                 resolution,
@@ -380,7 +380,7 @@ def publisher(
     """How ``--resolved-catalog DEST`` publishes a plan's resolved catalog (None: not asked)."""
     if dest is None:
         return None
-    from deppy.workflows.olmv1.resolved_publishing import cli_publisher
+    from deppy.workflows.olmv1 import cli_publisher
 
     return cli_publisher(dest, catalogs, tls_verify=tls_verify, timeout=timeout)
 

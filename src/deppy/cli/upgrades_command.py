@@ -135,13 +135,14 @@ def _extension_upgrades(
     from deppy.errors import InputError
     from deppy.resolution.request_parsing import parse_catalog
     from deppy.workflows.catalog_loading import load_catalogs
-    from deppy.workflows.olmv1.plan import RESOLVED_CATALOG_WAY_OUT
-    from deppy.workflows.olmv1.requests import (
+    from deppy.workflows.olmv1 import (
+        RESOLVED_CATALOG_WAY_OUT,
         extension_request,
         extension_request_on,
+        extension_upgrades,
         olmv1_documents,
+        with_ways_out,
     )
-    from deppy.workflows.olmv1.upgrades import extension_upgrades, with_ways_out
 
     documents = olmv1_documents(path)
     if documents is None:
@@ -158,7 +159,7 @@ def _extension_upgrades(
         request, notes = found.request, found.warnings
     else:
         from deppy.workflows.cluster_input import cluster_input
-        from deppy.workflows.olmv1.requests import extension_request_on_cluster
+        from deppy.workflows.olmv1 import extension_request_on_cluster
 
         read = cluster_input(state, given, report=warnings_to)
         found, request = extension_request_on_cluster(documents, str(path), state, read)

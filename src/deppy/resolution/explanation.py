@@ -14,7 +14,7 @@ from deppy.catalog.model import Bundle
 from deppy.explain import Cause, Explanation
 from deppy.explain.render import SCREEN_WIDTH
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.olmv1.suggestions import extension_ways_out
+from deppy.resolution.olmv1 import extension_ways_out
 from deppy.resolution.request import InstalledBundle, RequiredPackage
 from deppy.resolution.suggestions import (
     AddSource,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deppy.catalog.model import Bundle, Channel
-from deppy.catalog.olmv1.filters import names_successor
+from deppy.catalog.olmv1 import names_successor
 from deppy.catalog.semver import Version
 from deppy.catalog.upgrade_edges import UpgradeGraph, forward_targets, upgrade_graph
 from deppy.resolution.context import ResolutionContext

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from deppy.errors import InputError
 from deppy.resolution.deppy_rules import DeppyRules
-from deppy.resolution.olmv1.rules import OLMv1Rules
+from deppy.resolution.olmv1 import OLMv1Rules
 
 if TYPE_CHECKING:
     from deppy.catalog.model import Bundle

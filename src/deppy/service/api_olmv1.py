@@ -23,9 +23,13 @@ from deppy.service.bodies import parse_request, read_document
 from deppy.service.context import cli_json, service_of
 from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
-from deppy.workflows.olmv1.changes import apply_olmv1_change
-from deppy.workflows.olmv1.requests import catalog_priorities, olmv1_documents_of
-from deppy.workflows.olmv1.upgrades import extension_upgrades, with_ways_out
+from deppy.workflows.olmv1 import (
+    apply_olmv1_change,
+    catalog_priorities,
+    extension_upgrades,
+    olmv1_documents_of,
+    with_ways_out,
+)
 
 router = APIRouter(prefix="/api/v1", tags=["resolve"])
 

@@ -29,8 +29,7 @@ from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.service.svg import resolution_graph_svg
 from deppy.workflows.catalog_loading import catalogs_used, problem_notes
-from deppy.workflows.olmv1.plan import build_plan
-from deppy.workflows.olmv1.requests import catalog_priorities
+from deppy.workflows.olmv1 import build_plan, catalog_priorities
 from deppy.workflows.resolution_graph import resolution_graph
 from deppy.workflows.resolve import resolve_with_options
 from deppy.workflows.upgrades import upgrade_reports

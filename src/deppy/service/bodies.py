@@ -110,8 +110,8 @@ def parse_request(
 def _extension_request(
     body: bytes, catalogs: Sequence[str], priorities: Mapping[str, int]
 ) -> ResolutionRequest | None:
-    from deppy.resolution.olmv1.request import request_from_objects
-    from deppy.workflows.olmv1.requests import olmv1_documents_of
+    from deppy.resolution.olmv1 import request_from_objects
+    from deppy.workflows.olmv1 import olmv1_documents_of
 
     try:
         documents = olmv1_documents_of(body, "body")

@@ -39,7 +39,7 @@ from deppy.controller.fields import mapping, name_in, text
 from deppy.controller.kube import ApiError, Body, Kube
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError, json_type
-from deppy.workflows.olmv1.resolved_catalog import RESOLVED_CATALOG_LABEL
+from deppy.workflows.olmv1 import RESOLVED_CATALOG_LABEL
 
 log = logging.getLogger("deppy.controller")
 KIND = "ClusterCatalog"

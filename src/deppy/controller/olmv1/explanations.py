@@ -23,7 +23,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from deppy.catalog.olmv1.validation import refused_property
+from deppy.catalog.olmv1 import refused_property
 from deppy.controller.catalogs.cluster_catalogs import KIND, list_cluster_catalogs
 from deppy.controller.kube import ApiError, Body
 from deppy.controller.olmv1.extensions import conditions_of
@@ -31,9 +31,12 @@ from deppy.controller.runtime import Runtime
 from deppy.errors import InputError
 from deppy.explain import explanation_as_dict
 from deppy.resolution.answer import Resolution
-from deppy.resolution.olmv1.catalogs import ClusterCatalogFacts, catalog_from_object
-from deppy.resolution.olmv1.request import extension_from_object
-from deppy.resolution.olmv1.rules import nothing_walked
+from deppy.resolution.olmv1 import (
+    ClusterCatalogFacts,
+    catalog_from_object,
+    extension_from_object,
+    nothing_walked,
+)
 from deppy.resolution.request import ResolutionRequest
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deppy.catalog.olmv1.validation import Refusal
+from deppy.catalog.olmv1 import Refusal
 from deppy.controller.approval.resolveset import (
     MANAGED_LABEL,
     MANAGER,

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deppy.catalog.olmv1.validation import refusal_of_types
+from deppy.catalog.olmv1 import refusal_of_types
 from deppy.cluster.oci.push import RegistryError
 from deppy.controller.approval import proposals
 from deppy.controller.approval.resolveset import (

@@ -32,8 +32,7 @@ from deppy.controller.runtime import Runtime
 from deppy.errors import InputError, excerpt
 from deppy.resolution.answer import Resolution, SelectedBundle
 from deppy.resolution.request import ResolutionRequest
-from deppy.workflows.olmv1.plan import PublishedCatalog
-from deppy.workflows.olmv1.resolved_publishing import catalog_name, publish_resolved
+from deppy.workflows.olmv1 import PublishedCatalog, catalog_name, publish_resolved
 
 PARAMETER = "resolvedCatalog"
 SECRET_KEY = ".dockerconfigjson"

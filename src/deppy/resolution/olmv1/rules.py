@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deppy.catalog.model import Bundle
-from deppy.catalog.olmv1.filters import (
+from deppy.catalog.olmv1 import (
     BundlePredicate,
     in_any_channel,
     in_constraint,

@@ -39,8 +39,7 @@ from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 from deppy.cluster import ClusterState
 from deppy.cluster.objects import describe, name_of, text
 from deppy.errors import DeppyError
-from deppy.resolution.olmv1.catalogs import catalog_from_object
-from deppy.resolution.olmv1.rules import nothing_walked
+from deppy.resolution.olmv1 import catalog_from_object, nothing_walked
 from deppy.resolution.request import (
     SELF_CERTIFIED,
     ClusterFacts,
@@ -49,9 +48,12 @@ from deppy.resolution.request import (
     ResolutionRequest,
 )
 from deppy.workflows.cluster_input import ClusterInput
-from deppy.workflows.olmv1.plan import RESOLVED_CATALOG_WAY_OUT
-from deppy.workflows.olmv1.requests import extension_request_on_cluster
-from deppy.workflows.olmv1.upgrades import ExtensionUpgrade, extension_upgrades
+from deppy.workflows.olmv1 import (
+    RESOLVED_CATALOG_WAY_OUT,
+    ExtensionUpgrade,
+    extension_request_on_cluster,
+    extension_upgrades,
+)
 
 __all__ = ["KIND", "ExtensionPlan", "ExtensionPlanner"]
 

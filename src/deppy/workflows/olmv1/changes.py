@@ -15,7 +15,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from deppy.errors import InputError
-from deppy.resolution.olmv1.request import is_olmv1_document
+from deppy.resolution.olmv1 import is_olmv1_document
 
 __all__ = ["CHANGE_KINDS", "apply_olmv1_change"]
 

@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from deppy.catalog.olmv1.validation import DEPENDENCY_PROPERTIES, Refusal, refusal_of
+from deppy.catalog.olmv1 import DEPENDENCY_PROPERTIES, Refusal, refusal_of
 from deppy.errors import InputError
 from deppy.resolution.answer import Resolution, SelectedBundle
-from deppy.resolution.olmv1.catalogs import API_VERSION, NAME_LABEL
+from deppy.resolution.olmv1 import API_VERSION, NAME_LABEL
 from deppy.resolution.request import ExtensionTerms
 
 REQUIRED_BY = "deppy.io/required-by"

@@ -14,9 +14,9 @@ from deppy.cluster.objects import name_of
 from deppy.cluster.state import catalog_name_map
 from deppy.errors import InputError
 from deppy.input_limits import json_value, read_input, yaml_documents, yaml_problem
-from deppy.resolution.olmv1.catalogs import catalog_from_object
-from deppy.resolution.olmv1.request import (
+from deppy.resolution.olmv1 import (
     ExtensionRequest,
+    catalog_from_object,
     is_olmv1_document,
     request_from_objects,
 )

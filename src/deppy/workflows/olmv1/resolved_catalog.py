@@ -27,7 +27,7 @@ import orjson
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.file_values import plain
 from deppy.catalog.model import Bundle, Property
-from deppy.catalog.olmv1.validation import declared_properties
+from deppy.catalog.olmv1 import declared_properties
 from deppy.catalog.properties import (
     GVK_REQUIRED,
     PACKAGE_REQUIRED,
@@ -38,7 +38,7 @@ from deppy.cluster.fbc_render import bundle_properties, entry_object
 from deppy.cluster.oci import CatalogImage, catalog_image
 from deppy.errors import InputError
 from deppy.resolution.answer import Resolution, SelectedBundle
-from deppy.resolution.olmv1.catalogs import API_VERSION
+from deppy.resolution.olmv1 import API_VERSION
 from deppy.workflows.olmv1.plan import DEPENDENCY_PROPERTIES
 
 RESOLVED_DEPENDENCY = "deppy.io/resolved-dependency"

@@ -19,11 +19,11 @@ from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
-from deppy.catalog.olmv1.validation import Refusal, refusal_of
+from deppy.catalog.olmv1 import Refusal, refusal_of
 from deppy.catalog.semver.release import version_release_key
 from deppy.explain.model import Suggestion
 from deppy.resolution.context import ResolutionContext
-from deppy.resolution.olmv1.rules import extension_outcome
+from deppy.resolution.olmv1 import extension_outcome
 from deppy.resolution.request import InstalledBundle, RequiredPackage, ResolutionRequest
 from deppy.solver import SolveTimeout
 from deppy.workflows.resolve import resolve_with_options
