@@ -15,15 +15,14 @@ import pytest
 import yaml
 
 from deppy.catalog.bundle_tree import load_any_catalog
-from deppy.workflows.catalog_diff import (
+from deppy.workflows.catalog_diff import diff_lines, load_side
+from deppy.workflows.catalog_diff.compare import (
     CatalogDiff,
     PackageChange,
     Side,
     diff_catalogs,
     diff_facts,
 )
-from deppy.workflows.catalog_diff_sides import load_side
-from deppy.workflows.catalog_diff_text import diff_lines
 from tests.workflow_helpers import run
 
 

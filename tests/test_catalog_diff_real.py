@@ -15,8 +15,7 @@ from deppy.catalog.model import Catalog
 from deppy.catalog.release_facts import facts_of_catalog
 from deppy.catalog.semver import Version
 from deppy.store import Store
-from deppy.workflows.catalog_diff import CatalogDiff, diff_catalogs, diff_facts
-from deppy.workflows.catalog_diff_sides import load_side
+from deppy.workflows.catalog_diff import CatalogDiff, diff_catalogs, diff_facts, load_side
 from tests.conftest import shared_path
 from tests.older_release import (
     DEPRECATION_MESSAGE,

@@ -12,8 +12,7 @@ import click
 from deppy.cli.data_output import SETTINGS, dump, say
 from deppy.cli.exit_codes import EXIT_OK, EXIT_UNRESOLVABLE
 from deppy.cli.workflow_options import output_option, quiet_option, to_stderr
-from deppy.workflows.catalog_diff import diff_facts
-from deppy.workflows.catalog_diff_sides import load_side
+from deppy.workflows.catalog_diff import diff_facts, load_side
 
 
 @click.command("diff")
@@ -39,7 +38,7 @@ def catalog_diff(old: str, new: str, output: str, exit_code: bool) -> None:
     after = before if new == old else load_side(new, report=report)
     diff = diff_facts(before, after)
     if output == "text":
-        from deppy.workflows.catalog_diff_text import diff_lines
+        from deppy.workflows.catalog_diff import diff_lines
 
         say("\n".join(diff_lines(diff)))
     else:

@@ -1,7 +1,7 @@
 """The two sides of ``deppy catalog diff OLD NEW``: each a catalog directory or file, or a
 stored catalog's name, read as release facts (``deppy.catalog.release_facts``) the cheapest
 way there is: from the parsed-catalog cache or the store when they hold it, else by loading the
-catalog (which keeps a cache entry for the next run). Apart from ``catalog_diff``, which
+catalog (which keeps a cache entry for the next run). Apart from ``compare``, which
 compares two such values and never reads a file."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import Any
 
 from deppy.errors import printable
 from deppy.explain.render import SCREEN_WIDTH
-from deppy.workflows.catalog_diff import CatalogDiff
+from deppy.workflows.catalog_diff.compare import CatalogDiff
 
 __all__ = ["PACKAGE_LINES", "diff_lines"]
 
