@@ -7,7 +7,8 @@ ranks, an overlay of one catalog over others, and ``CatalogSet`` — several cat
 ``BundleSource``.
 
 Sub-rooms: ``fbc/`` (File-Based Catalog loading), ``cel/`` (the CEL of olm.constraint rules),
-``semver/`` (versions and ranges as blang reads them).
+``semver/`` (versions and ranges as blang reads them), ``olmv1/`` (OLM v1's bundle filters and
+the one validation by which it refuses a chosen bundle).
 
 May import: ``errors`` and ``input_limits`` only (nothing from resolution, pipeline, solver or
 the front doors).
