@@ -200,13 +200,20 @@ def _next_url(answer: Answer) -> str:
         raise ExchangeError(f"answered {answer.status} (a redirect) without a Location header")
     try:
         target = sendable_url(urljoin(answer.url, location.strip()))
-        parts = urlsplit(target)
-        parts.port  # noqa: B018 - raises ValueError for a port that is no number
+        web = is_web_url(target)
     except ValueError:
         raise ExchangeError(f'redirected to an unusable Location "{location}"') from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not web:
         raise ExchangeError(f'redirected to "{location}", which is not an http(s) URL')
     return target
+
+
+def is_web_url(url: str) -> bool:
+    """Whether ``url`` is an http(s) URL with a host (where a redirect or a Bearer realm may
+    send deppy); ValueError when it does not parse, its port included."""
+    parts = urlsplit(url)
+    parts.port  # noqa: B018 - raises ValueError for a port that is no number
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
 
 
 def exchange(

@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 
 import orjson
 
-from deppy.cluster.oci.exchange import Answer
+from deppy.cluster.oci.exchange import Answer, is_web_url
 from deppy.errors import excerpt, json_type
 
 # RFC 7235: a scheme, then auth-params (token=token or token=quoted-string) separated by commas.
@@ -92,12 +92,12 @@ def token_url(challenge: Challenge, repository: str, quote: Quote = excerpt) -> 
     if not realm:
         raise LoginError("sent a Bearer challenge without a realm (no token endpoint to ask)")
     try:
-        parts = urlsplit(realm)
-        parts.port  # noqa: B018 - raises ValueError for a port that is no number
+        web = is_web_url(realm)
     except ValueError:
         raise LoginError(f"sent a Bearer realm that is not a URL: {quote(realm)}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if not web:
         raise LoginError(f"sent a Bearer realm that is not an http(s) URL: {quote(realm)}")
+    parts = urlsplit(realm)
     query = {"scope": f"repository:{repository}:pull,push"}
     if challenge.params.get("service"):
         query["service"] = challenge.params["service"]
