@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from tests.test_store_cli import deppy
 from tests.workflow_helpers import WORKFLOWS
@@ -212,3 +214,34 @@ def test_catalog_add_and_refresh_take_q(tmp_path: Path) -> None:
     code, out, err = deppy("catalog", "refresh", "b", "--quiet")
     assert (code, err) == (0, "") and out.startswith("catalog b unchanged: ")
     assert deppy("catalog", "problems", "b")[0] == 1  # still there to be listed
+
+
+def test_the_service_takes_earlier_contents_in_spec_sources(release: Path, home: Path) -> None:
+    """Issue 39: ``NAME@N`` wherever a catalog name is taken, the service's ``spec.sources``
+    too: the answer ``deppy resolve --source NAME@N`` prints, and a missing one in its words."""
+    from deppy.service.app import create_app
+    from deppy.service.config import ServiceConfig
+    from tests.service_support import client, paths_app
+
+    next_release(release, 1)
+    next_release(release, 2)
+    api = client(create_app(ServiceConfig(store=home, reload_interval=0)))
+
+    def resolve(api: TestClient, source: str, package: str) -> Any:
+        body = {"spec": {"sources": [source], "constraints": [f"required({package})"]}}
+        return api.post("/api/v1/resolve", json=body)
+
+    for package in ("release-1", "release-2"):  # rel@1: the release before release-2
+        answer = resolve(api, "rel@1", package)
+        code, out, err = deppy("resolve", "--require", package, "--source", "rel@1", "-o", "json")
+        assert (answer.status_code, code) == (200, 0 if package == "release-1" else 1), err
+        assert answer.json() == json.loads(out)
+    missing = resolve(api, "rel@9", "release-1")
+    assert missing.status_code == 422
+    said = deppy("resolve", "--require", "release-1", "--source", "rel@9")[2]
+    problem = missing.json()
+    assert problem["field"] == "spec.sources[0]"
+    assert f"deppy: error: {problem['detail']}; {problem['fix']}\n" == said
+    from_paths = resolve(client(paths_app(str(release))), "rel@1", "release-1")
+    assert from_paths.status_code == 422
+    assert "earlier contents are kept for stored catalogs only" in from_paths.json()["detail"]

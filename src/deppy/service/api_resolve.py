@@ -25,6 +25,7 @@ from deppy.resolution.request_parsing import parse_installed, parse_version
 from deppy.resolution.suggestions import in_resource_words
 from deppy.service.bodies import parse_request
 from deppy.service.context import Service, cli_json, service_of
+from deppy.service.history import source_for
 from deppy.service.problems import Problem, problems
 from deppy.service.schemas import RESOLVE_BODY
 from deppy.service.svg import resolution_graph_svg
@@ -69,17 +70,18 @@ def _resolve(
         request = parse_request(
             body, content_type, loaded.source.names(), catalog_priorities(loaded.source)
         )
-        resolution = service.gate.run(
-            lambda left: resolve_with_options(
-                loaded.source, request, timeout=left, pipeline=None, trace=trace, times=times
-            ),
-            asked=timeout,
-        )
-        seen.outcome = "resolved" if resolution.resolved else "unsatisfiable"
-        seen.solver_seconds = times.seconds.get("solver")
-        # the load problems of the catalogs the answer used, as deppy resolve -o json has them
-        used = catalogs_used(resolution, request, loaded.source)
-        notes = tuple(problem_notes(loaded.source, used, stored=loaded.origin == "store"))
+        with source_for(loaded, service.catalogs.store, request.sources) as source:
+            resolution = service.gate.run(
+                lambda left: resolve_with_options(
+                    source, request, timeout=left, pipeline=None, trace=trace, times=times
+                ),
+                asked=timeout,
+            )
+            seen.outcome = "resolved" if resolution.resolved else "unsatisfiable"
+            seen.solver_seconds = times.seconds.get("solver")
+            # the load problems of the catalogs the answer used, as resolve -o json has them
+            used = catalogs_used(resolution, request, source)
+            notes = tuple(problem_notes(source, used, stored=loaded.origin == "store"))
         if notes:
             warnings = tuple(dict.fromkeys(notes + resolution.warnings))
             resolution = replace(resolution, warnings=warnings)
@@ -105,9 +107,10 @@ def _dry_run(
             target = parse_next(value, request.cluster, versions=_BODY_VERSIONS)
         except InputError as error:
             raise Problem.of(error, field="query.dryRunNext") from None
-        report = service.gate.run(
-            lambda left: what_if(loaded.source, request, target, timeout=left), asked=timeout
-        )
+        with source_for(loaded, service.catalogs.store, request.sources) as source:
+            report = service.gate.run(
+                lambda left: what_if(source, request, target, timeout=left), asked=timeout
+            )
         seen.outcome = "resolved" if report.after.resolved else "unsatisfiable"
     return report.as_dict()
 

@@ -23,6 +23,7 @@ from deppy.input_limits.streams import GZIP_MAGIC, gunzip_capped
 from deppy.resolution.request import ResolutionRequest
 from deppy.resolution.request_parsing import read_yaml, request_from_document
 from deppy.service.problems import Problem
+from deppy.store.schema import is_history_name
 
 JSON_TYPES = ("application/json",)
 YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml")
@@ -90,7 +91,7 @@ def parse_request(
             fix=f"name catalogs in spec.sources instead: {', '.join(catalogs)}",
         )
     for n, source in enumerate(request.sources):
-        if source not in catalogs:
+        if source not in catalogs and not is_history_name(source):  # NAME@N: history.py
             raise Problem(
                 422,
                 f"no loaded catalog is named {source!r}",
