@@ -31,8 +31,9 @@ import contextlib
 import hashlib
 import os
 import pickle
+import signal
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -211,18 +212,21 @@ class ParsedCache:
         if self._writer(key) is not None:
             return  # another run is writing this very entry: one writer per entry
         if self.background and may_fork():
-            try:
-                pid = os.fork()
-            except OSError:
-                pid = -1
-            if pid == 0:  # the writer: never returns
+            with stops_held():
                 try:
-                    detach_from_caller()
-                    self._keep_catalog_now(key, catalog)
-                finally:
-                    os._exit(0)
+                    pid = os.fork()
+                except OSError:
+                    pid = -1
+                if pid == 0:  # the writer: never returns
+                    try:
+                        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+                        detach_from_caller()
+                        self._keep_catalog_now(key, catalog)
+                    finally:
+                        os._exit(0)
+                if pid > 0:
+                    _WRITERS.append(pid)
             if pid > 0:
-                _WRITERS.append(pid)
                 return
         self._keep_catalog_now(key, catalog)
 
@@ -422,6 +426,23 @@ def may_fork() -> bool:
             t is main or (t.daemon and t.name.startswith("deppy-")) for t in threading.enumerate()
         )
     )
+
+
+STOPS: Final = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held (blocked) while a helper (a YAML worker, a cache writer) is
+    forked and recorded. Python runs its at-fork handlers in both processes, and a
+    KeyboardInterrupt raised in one of them is printed and dropped: a Ctrl-C in that moment was
+    lost and the command went on to the end. Held, it is taken when this ends, with the helper
+    known (and stopped or reaped on the way out). The helper unblocks them itself."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def detach_from_caller() -> None:

@@ -21,13 +21,12 @@ import select
 import signal
 import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Final
 
 import orjson
 
-from deppy.catalog.fbc.cache import ParsedCache, may_fork
+from deppy.catalog.fbc.cache import STOPS, ParsedCache, may_fork, stops_held
 from deppy.catalog.fbc.files import Doc, read_docs
 from deppy.catalog.fbc.recording import PROBLEM, FileRecord, Recorder
 from deppy.catalog.file_values import FileOrigin, file_origin
@@ -58,7 +57,7 @@ def file_records(
     worker = None
     records: dict[str, FileRecord] = {}
     try:
-        with _stops_held():
+        with stops_held():
             worker = _start_worker(root, theirs, cache, recorder) if theirs else None
         for rel in mine if worker is not None else rels:
             records[rel] = _record(root, rel, cache, recorder)
@@ -202,22 +201,6 @@ Worker = tuple[int, int, IO[bytes]]
 """The worker's pid, the read end of its pipe, the file it writes its records to."""
 
 
-_STOPS = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextmanager
-def _stops_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM held (blocked) while the worker is forked and recorded. Python runs
-    its at-fork handlers in both processes, and a KeyboardInterrupt raised in one of them is
-    printed and dropped: a Ctrl-C in that moment was lost and the command went on to the end.
-    Held, it is taken when this ends, with the worker known (and stopped on the way out)."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-
-
 def _start_worker(
     root: Path, rels: list[str], cache: ParsedCache | None, recorder: Recorder
 ) -> Worker | None:
@@ -237,7 +220,7 @@ def _start_worker(
         try:
             os.close(read_end)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
             # One pickler for every record: its memo keeps a value shared between files
             # (CSV metadata a package's bundles repeat) one object when read back.
             pickler = pickle.Pickler(output, protocol=pickle.HIGHEST_PROTOCOL)
