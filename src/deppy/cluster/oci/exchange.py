@@ -2,7 +2,7 @@
 http.client.
 
 A registry (or a proxy in front of one) may answer slowly, forever or oddly. So each exchange
-has one deadline for all of it — connecting, the TLS handshake, sending, the status line, the
+has one deadline for all of it — looking the name up, connecting, the TLS handshake, sending, the status line, the
 headers and the body, and the redirects it takes — not a timeout per read: before every read
 and every write the socket's timeout is set to the time left, so a registry trickling a byte
 every 2 s is cut off at the deadline. The body read is capped (``max_body``: a few MiB for the
@@ -21,6 +21,7 @@ import io
 import re
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,7 +50,11 @@ class ExchangeError(Exception):
 
 
 class _Late(Exception):
-    """The deadline passed."""
+    """The deadline passed (``what``: in a step that says so itself, as the name lookup)."""
+
+    def __init__(self, what: str | None = None) -> None:
+        super().__init__(what)
+        self.what = what
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,13 +129,65 @@ class _Connection(http.client.HTTPConnection):
 
     def connect(self) -> None:
         try:
-            sock = socket.create_connection((self.host, self.port), self._deadline.left())
+            sock = _connected(_addresses(self.host, self.port, self._deadline), self._deadline)
             if self._context is not None:
                 sock.settimeout(self._deadline.left())  # the handshake, as a whole (CPython)
                 sock = self._context.wrap_socket(sock, server_hostname=self.host)
         except TimeoutError:
             raise _Late from None
         self.sock = _BoundedSocket(sock, self._deadline)
+
+
+Address = tuple[int, int, int, str, tuple[str, int] | tuple[str, int, int, int] | tuple[int, bytes]]
+
+
+def _addresses(host: str, port: int, deadline: Deadline) -> list[Address]:
+    """The host's addresses, looked up within the deadline. ``getaddrinfo`` takes no timeout
+    and cannot be interrupted (a DNS server that never answers holds it for the system
+    resolver's retries, 5 s × 2 × servers by default), so it runs in a daemon thread that the
+    exchange stops waiting for at the deadline; the thread ends when the lookup gives up."""
+    found: list[Address] = []
+    failed: list[OSError] = []
+
+    def look_up() -> None:
+        try:
+            found.extend(socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM))
+        except OSError as error:
+            failed.append(error)
+
+    thread = threading.Thread(target=look_up, name="deppy-registry-lookup", daemon=True)
+    thread.start()
+    thread.join(deadline.left())
+    if thread.is_alive():
+        raise _Late(
+            f"had no address within {deadline.seconds:g} s: the lookup of its name (DNS) "
+            "did not answer"
+        )
+    if failed:
+        raise failed[0]
+    return found
+
+
+def _connected(addresses: list[Address], deadline: Deadline) -> socket.socket:
+    """A socket connected to the first of ``addresses`` that takes the connection, as
+    ``socket.create_connection`` tries them, each attempt within the time left."""
+    last: OSError = OSError("no address")
+    for family, kind, protocol, _, address in addresses:
+        sock = socket.socket(family, kind, protocol)
+        try:
+            sock.settimeout(deadline.left())
+            sock.connect(address)
+            return sock
+        except TimeoutError:
+            sock.close()
+            raise
+        except OSError as error:
+            sock.close()
+            last = error
+        except _Late:
+            sock.close()
+            raise
+    raise last
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,10 +300,9 @@ def exchange(
                 method, body = "GET", b""
             url = target
         raise ExchangeError(f"redirected more than {MAX_REDIRECTS} times (a redirect loop)")
-    except _Late:
-        raise ExchangeError(
-            f"did not finish answering {method} {urlsplit(url).path} within {timeout:g} s", "late"
-        ) from None
+    except _Late as late:
+        what = f"did not finish answering {method} {urlsplit(url).path} within {timeout:g} s"
+        raise ExchangeError(late.what or what, "late") from None
     except ssl.SSLError as error:
         found = re.search(r"\] ([^(]+)", str(error))  # "[SSL: X] what (_ssl.c:1)"
         reason = found.group(1).strip() if found else (error.reason or "the handshake failed")
