@@ -2,13 +2,13 @@
 http.client.
 
 A registry (or a proxy in front of one) may answer slowly, forever or oddly. So each exchange
-has one deadline for all of it — looking the name up, connecting, the TLS handshake, sending, the status line, the
-headers and the body, and the redirects it takes — not a timeout per read: before every read
-and every write the socket's timeout is set to the time left, so a registry trickling a byte
-every 2 s is cut off at the deadline. The body read is capped (``max_body``: a few MiB for the
-JSON and error answers deppy reads), so an answer that never ends is an error, not a
-MemoryError. Redirects are followed as Go's net/http follows them for skopeo and podman: at
-most 10, http and https only, the Authorization header dropped when the host changes.
+has one deadline for all of it — looking the name up, connecting, the TLS handshake, sending,
+the status line, the headers and the body, and the redirects it takes — not a timeout per read:
+before every read and every write the socket's timeout is set to the time left, so a registry
+trickling a byte every 2 s is cut off at the deadline. The body read is capped (``max_body``: a
+few MiB for the JSON and error answers deppy reads), so an answer that never ends is an error,
+not a MemoryError. Redirects are followed as Go's net/http follows them for skopeo and podman:
+at most 10, http and https only, the Authorization header dropped when the host changes.
 
 Every failure is an :class:`ExchangeError` saying what the registry did, for the caller to
 name the registry and the destination.
