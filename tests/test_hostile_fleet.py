@@ -25,6 +25,8 @@ from tests.conftest import shared_path
 COMMUNITY = str(shared_path("catalogs", "community-operators-prod-v4.18"))
 DEPPY = str(Path(sys.executable).parent / "deppy")
 GOOD = 12
+BUSY = 2000  # clusters: 4 s of planning after the workers start, for a Ctrl-C to land in
+# (120 took 1.5 s, too close to the 0.9 s the last Ctrl-C waits on a fast machine)
 EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "deppy" / "data" / "catalog"
 
 
@@ -127,7 +129,7 @@ def test_ctrl_c_on_workers_says_so_in_one_line_and_leaves_no_process(
 ) -> None:
     """As a terminal sends it: SIGINT to the whole process group (the command and the dask
     worker processes it started)."""
-    write_fleet(source, tmp_path, 120, low=3, high=10)  # type: ignore[arg-type]
+    write_fleet(source, tmp_path, BUSY, low=3, high=10)  # type: ignore[arg-type]
 
     def planning(process: subprocess.Popen[bytes]) -> None:
         assert process.stdout is not None
@@ -154,7 +156,7 @@ def test_ctrl_c_while_the_workers_start_says_so_in_one_line_and_leaves_no_proces
     """Ctrl-C once the workers' forkserver runs, while dask starts its cluster (about a
     second): the cluster once failed to close with a traceback of dask's, and a worker still
     starting died with another."""
-    write_fleet(source, tmp_path, 120, low=3, high=10)  # type: ignore[arg-type]
+    write_fleet(source, tmp_path, BUSY, low=3, high=10)  # type: ignore[arg-type]
 
     def starting(process: subprocess.Popen[bytes]) -> None:
         deadline = time.monotonic() + 60
