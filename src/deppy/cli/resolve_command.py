@@ -320,10 +320,15 @@ def resolve_cmd(
             raise deadline.error() from None
         elapsed = time.perf_counter() - started
         used = catalogs_used(resolution, request, catalog_set)
+        problems = tuple(problem_notes(catalog_set, used))
+        if trace is not None:  # for a replay, which reads no catalog, to say them too
+            from deppy.pipeline.trace import append_notes
+
+            append_notes(trace, notes + problems)
         if text:  # once, before the answer, as wide as a screen
             warn_problems(catalog_set, used)
         else:  # always in the answer's warnings
-            notes = notes + tuple(problem_notes(catalog_set, used))
+            notes = notes + problems
         if notes:
             resolution = replace(
                 resolution, warnings=tuple(dict.fromkeys(notes + resolution.warnings))

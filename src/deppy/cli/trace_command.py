@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,9 @@ def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> No
         with trace_file(trace, domain) as writer:
             result = replay(recorded, domain, sink=writer)
     resolution = resolution_of(result)
+    if recorded.notes:  # what the command added to its answer after the pipeline
+        warnings = tuple(dict.fromkeys((*recorded.notes, *resolution.warnings)))
+        resolution = replace(resolution, warnings=warnings)
     for warning in resolution.warnings:
         warn(warning)
     render(resolution, output, verbose=verbose)

@@ -9,7 +9,11 @@ Records, one per line, each with a ``record`` field:
   with ``payload_of``;
 - ``context``: what the re-runnable nodes asked of their context (for OLM: the request, the
   warnings so far and every catalog question with its answer), so replay needs no catalog;
-- ``result`` (last line): the outcome and every node's final state, counts and timings.
+- ``result``: the outcome and every node's final state, counts and timings;
+- ``notes`` (after the result, only when there are any): the warnings the command added to its
+  answer once the pipeline was done — the request's notes, the load problems of the catalogs
+  the answer used — as ``-o json`` carries them, so that a replay, which reads no catalog,
+  prints the same answer (:func:`append_notes`).
 
 Payload contents belong to the domain's codec; variables are at least ``{"id", ...}`` objects,
 or a bare id string when the same variable was written earlier in the trace.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import datetime
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +194,19 @@ class Trace:
     events: list[dict[str, Any]] = field(default_factory=list)
     context: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def append_notes(path: Path, notes: Sequence[str]) -> None:
+    """Add the warnings a command put in its answer after the pipeline (a ``notes`` record)
+    to the trace at ``path`` it has just written; nothing when there are none."""
+    if not notes:
+        return
+    try:
+        with open(path, "ab") as stream:
+            stream.write(orjson.dumps({"record": "notes", "warnings": list(notes)}) + b"\n")
+    except OSError as error:
+        raise InputError(f"--trace {path}", f"cannot write the trace: {error.strerror}") from None
 
 
 def read_trace(path: str | Path) -> Trace:
@@ -225,9 +242,19 @@ def parse_trace(data: bytes, where: str) -> Trace:
             trace.context = record.get("data")
         elif kind == "result":
             trace.result = record
+        elif kind == "notes":
+            trace.notes = _notes(record, f"{where}:{n}")
         else:
             raise InputError(f"{where}:{n}", f"unknown record type {excerpt(kind)}")
     return trace
+
+
+def _notes(record: dict[str, Any], where: str) -> list[str]:
+    warnings = record.get("warnings")
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+        raise InputError(where, "the notes record's warnings are not a list of strings",
+                         "the trace is damaged")  # fmt: skip
+    return warnings
 
 
 def _record(line: bytes, where: str) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from starlette.responses import Response
 
 from deppy.errors import InputError
 from deppy.pipeline.timing import NodeTimes
+from deppy.pipeline.trace import append_notes
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request import ClusterFacts
 from deppy.resolution.request_parsing import parse_installed, parse_version
@@ -82,6 +83,8 @@ def _resolve(
             # the load problems of the catalogs the answer used, as resolve -o json has them
             used = catalogs_used(resolution, request, source)
             notes = tuple(problem_notes(source, used, stored=loaded.origin == "store"))
+        if trace is not None:  # for a replay, which reads no catalog, to say them too
+            append_notes(trace, notes)
         if notes:
             warnings = tuple(dict.fromkeys(notes + resolution.warnings))
             resolution = replace(resolution, warnings=warnings)
