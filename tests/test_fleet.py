@@ -163,10 +163,11 @@ def test_bad_clusters_are_error_records_and_the_run_goes_on(
     assert all("not YAML or JSON" in r["error"] for r in cut_short)
     assert all("no-such-operator" in r["error"] for r in unknown)
     assert sum("error" in r for r in records) == len(cut_short) + len(unknown)
-    # the same error `deppy upgrades` gives for that cluster alone
+    # the same error `deppy upgrades` gives for that cluster alone, which names the export
     export = str(fleet / unknown[0]["cluster"])
     code, _, err = run("upgrades", "--cluster", export, "--catalog", COMMUNITY)
     assert code == 2 and unknown[0]["error"] in err
+    assert f"deppy: error: {export} (exported from " in err, err
 
 
 def test_a_removed_install_with_no_edge_out_is_stranded(records: list[dict[str, Any]]) -> None:

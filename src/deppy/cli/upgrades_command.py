@@ -24,9 +24,15 @@ from deppy.cli.workflow_options import (
     warn,
     warn_problems,
 )
+from deppy.errors import InputError
 from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
-from deppy.workflows.upgrades import ChannelUpdates, UpgradeReport, upgrade_reports
+from deppy.workflows.upgrades import (
+    READ_FROM_CLUSTER,
+    ChannelUpdates,
+    UpgradeReport,
+    upgrade_reports,
+)
 
 if TYPE_CHECKING:
     from deppy.cluster import ClusterState
@@ -114,7 +120,13 @@ def upgrades_cmd(
         )
         if sources:
             source = source.restricted(list(sources))
-    reports, warnings = upgrade_reports(source, specs, cluster)
+    try:
+        reports, warnings = upgrade_reports(source, specs, cluster)
+    except InputError as error:
+        if state is None or not error.where.startswith(READ_FROM_CLUSTER):
+            raise
+        # "Subscription ns/name" is read from the cluster: say which (the export file)
+        raise InputError(f"{state.where}: {error.where}", error.what, error.fix) from None
     if state is None:  # a cluster's catalogs said their problems as they were read
         warn_problems(source, (c for s in specs for c in source.catalogs_with(s.package)))
     for warning in dict.fromkeys([*notes, *warnings]):
@@ -132,7 +144,6 @@ def upgrades_cmd(
 def _extension_upgrades(
     path: Path, catalogs: tuple[str, ...], output: str, state: ClusterState | None
 ) -> int:
-    from deppy.errors import InputError
     from deppy.resolution.request_parsing import parse_catalog
     from deppy.workflows.catalog_loading import load_catalogs
     from deppy.workflows.olmv1 import (
