@@ -173,6 +173,8 @@ def test_resolve_takes_earlier_contents_and_a_missing_one_reads_the_same_everywh
     assert [s["package"] for s in json.loads(out)["selection"]] == ["release-1"]
     code, _, err = deppy("resolve", "--require", "release-2", "--catalog", "rel@1")
     assert code == 1, err  # rel@1 is the release before release-2 was added
+    code, out, err = deppy("catalog", "check", "rel@1", "-o", "json")  # was refused
+    assert (code, json.loads(out)["catalog"], json.loads(out)["bundles"]) == (0, "rel@1", 9), err
     said = set()
     for args in (
         ("resolve", "--require", "redis", "--catalog", "rel@9"),
@@ -183,6 +185,7 @@ def test_resolve_takes_earlier_contents_and_a_missing_one_reads_the_same_everywh
         ("catalog", "diff", "rel@9", "rel"),
         ("catalog", "diff", "rel", "rel@9"),
         ("catalog", "problems", "rel@9"),
+        ("catalog", "check", "rel@9"),
     ):
         code, out, err = deppy(*args)
         assert code == 2, (args, out, err)

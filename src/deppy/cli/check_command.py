@@ -28,6 +28,7 @@ from deppy.cli.workflow_options import (
     quiet_option,
 )
 from deppy.errors import InputError
+from deppy.store.schema import is_history_name
 from deppy.workflows.catalog_check import BundleCheck, CatalogCheck, check_catalog
 from deppy.workflows.catalog_loading import load_catalogs
 
@@ -77,6 +78,13 @@ def _open(target: str) -> tuple[BundleSource, str]:
     if path.exists():
         catalog = load_catalog(path)
         return CatalogSet([catalog]), catalog.name
+    if is_history_name(target):  # a stored catalog's earlier contents: the store says it
+        from deppy.store import Store
+
+        store = Store()
+        if store.find(target) is None:
+            raise store.missing(target)
+        return CatalogSet([store.load_catalog(target)]), target
     stored = load_catalogs([])
     if target not in stored.names():
         known = ", ".join(stored.names()) or "none"
