@@ -186,6 +186,7 @@ def test_resolve_takes_earlier_contents_and_a_missing_one_reads_the_same_everywh
         ("catalog", "diff", "rel", "rel@9"),
         ("catalog", "problems", "rel@9"),
         ("catalog", "check", "rel@9"),
+        ("fleet", "plan", str(release), "--catalog", "rel@9"),  # its check before any worker
     ):
         code, out, err = deppy(*args)
         assert code == 2, (args, out, err)

@@ -253,6 +253,7 @@ def check_catalog_named(spec: str, option: str = "--catalog", store: Path | None
         return
     if parsed.name is None and not parsed.priority and _stored_name(parsed, store):
         return
+    _no_missing_history(parsed, store)  # NAME@N not kept: the store's one error for it
     raise InputError(
         f"{option} {spec}",
         "no such catalog: not a path, a URL nor a stored catalog's name",
