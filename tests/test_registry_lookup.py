@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 RESOLVER_WAITS_S = 30  # the resolv.conf below: one try, 30 s
+CANNOT = 77  # the namespace could not be set up (no /etc/resolv.conf to cover, …): a skip
 
 PUSH = """
 import json, socket, sys, time
@@ -50,7 +51,7 @@ def _in_namespaces(tmp_path: Path) -> list[str]:
     resolv.write_text(f"nameserver 127.0.0.1\noptions timeout:{RESOLVER_WAITS_S} attempts:1\n")
     (tmp_path / "push.py").write_text(PUSH)
     script = (
-        f"ip link set lo up && mount --bind {resolv} /etc/resolv.conf && "
+        f"ip link set lo up && mount --bind {resolv} /etc/resolv.conf || exit {CANNOT}; "
         f"exec {sys.executable} {tmp_path / 'push.py'}"
     )
     return ["unshare", "-r", "-n", "-m", "sh", "-c", script]
@@ -60,6 +61,8 @@ def test_a_name_lookup_that_never_answers_ends_at_the_deadline(tmp_path: Path) -
     done = subprocess.run(
         _in_namespaces(tmp_path), capture_output=True, text=True, timeout=RESOLVER_WAITS_S * 3
     )
+    if done.returncode == CANNOT:
+        pytest.skip(f"cannot set up loopback and /etc/resolv.conf there: {done.stderr.strip()}")
     assert done.returncode == 0, done.stderr
     said = json.loads(done.stdout)
     assert said["seconds"] < RESOLVER_WAITS_S / 3, said  # the 1 s deadline, not the resolver's
