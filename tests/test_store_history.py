@@ -246,6 +246,11 @@ def test_the_service_takes_earlier_contents_in_spec_sources(release: Path, home:
     problem = missing.json()
     assert problem["field"] == "spec.sources[0]"
     assert f"deppy: error: {problem['detail']}; {problem['fix']}\n" == said
+    both = api.post(
+        "/api/v1/resolve",
+        json={"spec": {"sources": ["rel", "rel@1"], "constraints": ["required(release-1)"]}},
+    )
+    assert (both.status_code, both.json()["field"]) == (422, "spec.sources[1]")
     from_paths = resolve(client(paths_app(str(release))), "rel@1", "release-1")
     assert from_paths.status_code == 422
     assert "earlier contents are kept for stored catalogs only" in from_paths.json()["detail"]

@@ -19,7 +19,7 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.errors import InputError
 from deppy.service.catalogs import Loaded
 from deppy.service.problems import Problem
-from deppy.store.schema import is_history_name
+from deppy.store.schema import base_name, is_history_name
 
 
 @contextmanager
@@ -44,6 +44,16 @@ def source_for(loaded: Loaded, home: Path, sources: Sequence[str]) -> Iterator[B
     from deppy.store import Store
 
     store = Store(home)
+    for n, name in asked:
+        together = [other for other in sources if base_name(other) == base_name(name)]
+        if len(together) > 1:  # they answer under one name: the store's words, at the field
+            raise Problem(
+                422,
+                f"catalogs {', '.join(together)}: a catalog and its earlier contents cannot "
+                f"answer together (both are named {base_name(name)})",
+                field=f"spec.sources[{n}]",
+                fix="name one of them",
+            )
     for n, name in asked:
         if store.find(name) is None:
             raise _missing(store.missing(name), n)
