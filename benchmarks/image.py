@@ -148,6 +148,7 @@ def main() -> None:
     if missing is not None:
         raise SystemExit(f"cannot run: {missing}")
     print(f"machine: {os.cpu_count()} CPUs; load before: {_load()}")
+    CACHE.parent.mkdir(parents=True, exist_ok=True)  # build/: none in a fresh checkout
     with tempfile.TemporaryDirectory(dir=CACHE.parent) as folder:
         scratch = Path(folder)
         first, fresh = first_build(scratch)
