@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import atexit
 import functools
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -60,3 +63,23 @@ def post_request(
     if as_json:
         return api.post(path, json=yaml.safe_load(text))
     return api.post(path, content=text, headers={"Content-Type": "application/yaml"})
+
+
+def serve_started(home: Path, *args: str) -> tuple[subprocess.Popen[str], list[str], str]:
+    """``deppy serve --port 0 ARGS`` (store home ``home``) once it says it is serving: the
+    process, the log lines (stdout and stderr) it wrote until then, and its URL."""
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("deppy")), "serve", "--port", "0", *args],
+        env={**os.environ, "DEPPY_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if "serving on " in line:
+            return process, lines, line.split("serving on ")[1].split()[0]
+    process.wait(timeout=10)
+    raise AssertionError("deppy serve did not start:\n" + "".join(lines))

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_path
+from tests.service_support import serve_started
 
 COMMUNITY = str(shared_path("catalogs", "community-operators-prod-v4.18"))
 DEPPY = str(Path(sys.executable).parent / "deppy")
@@ -118,24 +119,10 @@ def test_an_interrupted_catalog_add_stores_nothing(tmp_path: Path) -> None:
 
 def _serving(home: Path) -> tuple[subprocess.Popen[str], list[str]]:
     """``deppy serve`` once ``/api/v1/healthz`` answers, and the log lines it wrote until then."""
-    process = subprocess.Popen(
-        [DEPPY, "serve", "--port", "0"],
-        env={**os.environ, "DEPPY_HOME": str(home)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    lines = []
-    for line in process.stdout:
-        lines.append(line)
-        if "serving on " in line:
-            url = line.split("serving on ")[1].split()[0]
-            with urllib.request.urlopen(f"{url}api/v1/healthz", timeout=10) as answer:
-                assert answer.status == 200
-            return process, lines
-    process.wait(timeout=10)
-    raise AssertionError("deppy serve did not start:\n" + "".join(lines))
+    process, lines, url = serve_started(home)
+    with urllib.request.urlopen(f"{url}api/v1/healthz", timeout=10) as answer:
+        assert answer.status == 200
+    return process, lines
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import shared_path
+from tests.service_support import serve_started
 
 DEPPY = str(Path(sys.executable).with_name("deppy"))
 ETCD = shared_path("catalogs", "community-operators-prod-v4.18", "etcd")
@@ -31,19 +32,7 @@ def _catalog_with_a_problem(tmp_path: Path) -> Path:
 def _serve_log(home: Path, *args: str) -> str:
     """Everything ``deppy serve ARGS`` wrote from its start until three looks for changed
     files (every 0.3 s) after it said it was serving, then a clean stop."""
-    process = subprocess.Popen(
-        [DEPPY, "serve", "--port", "0", "--reload-interval", "0.3", *args],
-        env={**os.environ, "DEPPY_HOME": str(home)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert process.stdout is not None
-    lines = []
-    for line in process.stdout:
-        lines.append(line)
-        if "serving on" in line:
-            break
+    process, lines, _ = serve_started(home, "--reload-interval", "0.3", *args)
     time.sleep(1.2)
     process.send_signal(signal.SIGINT)
     rest, _ = process.communicate(timeout=30)

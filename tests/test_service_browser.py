@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -85,6 +86,19 @@ def wait_for(driver: object, css: str, seconds: float = 30) -> object:
     return WebDriverWait(driver, seconds).until(  # type: ignore[arg-type]
         ec.visibility_of_element_located((By.CSS_SELECTOR, css))
     )
+
+
+def extension_upgrades(driver: Any, server: str, installed: str, card: str) -> Any:
+    """The Upgrades page's OLM v1 mode: ``installed`` (ClusterExtensions) pasted and asked
+    about; the first ``card`` of the answer once shown."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{server}/#/upgrades")
+    wait_for(driver, "#upgrades-button")
+    driver.find_element(By.CSS_SELECTOR, "#olmv1-upgrades summary").click()
+    wait_for(driver, "#installed-extensions").send_keys(installed)  # type: ignore[attr-defined]
+    driver.find_element(By.ID, "extension-upgrades-button").click()
+    return wait_for(driver, card)
 
 
 def test_search_graph_resolve_explain_and_apply_a_suggestion(
@@ -318,18 +332,11 @@ def test_an_olm_v1_way_out_is_a_button_that_edits_the_objects_and_resolves(
 def test_the_upgrades_page_has_an_olm_v1_mode(server: str, browser: object, shots: Path) -> None:
     """Installed ClusterExtensions pasted on the Upgrades page: where OLM v1 moves each next
     under its policy, and the path over reconciliations."""
-    from selenium.webdriver.common.by import By
-
     installed = CLUSTER_EXTENSION.replace("      version: VERSION\n", "") + (
         "status:\n  install:\n    bundle: {name: argocd-operator.v0.5.0, version: 0.5.0}\n"
     )
     driver = browser
-    driver.get(f"{server}/#/upgrades")  # type: ignore[attr-defined]
-    wait_for(driver, "#upgrades-button")
-    driver.find_element(By.CSS_SELECTOR, "#olmv1-upgrades summary").click()  # type: ignore[attr-defined]
-    wait_for(driver, "#installed-extensions").send_keys(installed)  # type: ignore[attr-defined]
-    driver.find_element(By.ID, "extension-upgrades-button").click()  # type: ignore[attr-defined]
-    card = wait_for(driver, ".extension-upgrade")
+    card = extension_upgrades(driver, server, installed, ".extension-upgrade")
     text = card.text  # type: ignore[attr-defined]
     assert "ClusterExtension argocd: argocd-operator 0.5.0" in text
     assert "Next: 0.7.0 (argocd-operator.v0.7.0, catalog community)" in text

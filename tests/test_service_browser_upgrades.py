@@ -12,7 +12,7 @@ import pytest
 from tests.chromium import needs_chromium
 from tests.service_support import paths_app
 from tests.test_cli_olmv1 import catalog_dir, extension, write
-from tests.test_service_browser import browser, serving, shots, wait_for
+from tests.test_service_browser import browser, extension_upgrades, serving, shots, wait_for
 
 pytestmark = needs_chromium
 __all__ = ["browser", "shots"]
@@ -37,12 +37,7 @@ def test_upgrades_offer_the_ways_out_and_each_one_works(
 
     server, installed = tied
     driver = browser
-    driver.get(f"{server}/#/upgrades")  # type: ignore[attr-defined]
-    wait_for(driver, "#upgrades-button")
-    driver.find_element(By.CSS_SELECTOR, "#olmv1-upgrades summary").click()  # type: ignore[attr-defined]
-    wait_for(driver, "#installed-extensions").send_keys(installed)  # type: ignore[attr-defined]
-    driver.find_element(By.ID, "extension-upgrades-button").click()  # type: ignore[attr-defined]
-    card = wait_for(driver, ".extension-upgrade .ways-out")
+    card = extension_upgrades(driver, server, installed, ".extension-upgrade .ways-out")
     text = card.text  # type: ignore[attr-defined]
     assert "What would make it work" in text
     items = card.find_elements(By.CSS_SELECTOR, "ul.suggestions li")  # type: ignore[attr-defined]
