@@ -320,7 +320,8 @@ def resolve_cmd(
             raise deadline.error() from None
         elapsed = time.perf_counter() - started
         used = catalogs_used(resolution, request, catalog_set)
-        problems = tuple(problem_notes(catalog_set, used))
+        wanted = trace is not None or not text  # the answer's warnings, or the trace's notes
+        problems = tuple(problem_notes(catalog_set, used)) if wanted else ()
         if trace is not None:  # for a replay, which reads no catalog, to say them too
             from deppy.pipeline.trace import append_notes
 

@@ -19,7 +19,7 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.errors import InputError
 from deppy.service.catalogs import Loaded
 from deppy.service.problems import Problem
-from deppy.store.schema import base_name, is_history_name
+from deppy.store.schema import is_history_name
 
 
 @contextmanager
@@ -44,24 +44,15 @@ def source_for(loaded: Loaded, home: Path, sources: Sequence[str]) -> Iterator[B
     from deppy.store import Store
 
     store = Store(home)
-    for n, name in asked:
-        together = [other for other in sources if base_name(other) == base_name(name)]
-        if len(together) > 1:  # they answer under one name: the store's words, at the field
-            raise Problem(
-                422,
-                f"catalogs {', '.join(together)}: a catalog and its earlier contents cannot "
-                f"answer together (both are named {base_name(name)})",
-                field=f"spec.sources[{n}]",
-                fix="name one of them",
-            )
-    for n, name in asked:
-        if store.find(name) is None:
-            raise _missing(store.missing(name), n)
     source = store.source()
     if source is None:  # the store was emptied since the catalogs were loaded
-        raise _missing(store.missing(name), n)
+        raise _problem(store.missing(name))
     with source:
-        yield source
+        try:  # the store's checks and words: NAME@N not kept, NAME named with its own NAME@N
+            source.restricted(sources)
+        except InputError as error:
+            raise _problem(error) from None
+        yield source  # whole, as deppy resolve --source has it (names it may suggest)
 
 
 _ORIGINS = {
@@ -70,6 +61,6 @@ _ORIGINS = {
 }
 
 
-def _missing(error: InputError, n: int) -> Problem:
-    """The store's words for a missing ``NAME@N`` (those of the CLI), at the request's field."""
-    return Problem(422, f"{error.where}: {error.what}", field=f"spec.sources[{n}]", fix=error.fix)
+def _problem(error: InputError) -> Problem:
+    """The store's error for ``spec.sources`` (that of the CLI's ``--source``), as a 422."""
+    return Problem(422, f"{error.where}: {error.what}", field="spec.sources", fix=error.fix)

@@ -226,8 +226,7 @@ class ParsedCache:
                         os._exit(0)
                 if pid > 0:
                     _WRITERS.append(pid)
-            if pid > 0:
-                return
+                    return
         self._keep_catalog_now(key, catalog)
 
     def _keep_catalog_now(self, key: str, catalog: Catalog) -> None:

@@ -173,20 +173,17 @@ def _connected(addresses: list[Address], deadline: Deadline) -> socket.socket:
     ``socket.create_connection`` tries them, each attempt within the time left."""
     last: OSError = OSError("no address")
     for family, kind, protocol, _, address in addresses:
+        left = deadline.left()
         sock = socket.socket(family, kind, protocol)
+        sock.settimeout(left)
         try:
-            sock.settimeout(deadline.left())
             sock.connect(address)
             return sock
-        except TimeoutError:
-            sock.close()
-            raise
         except OSError as error:
             sock.close()
+            if isinstance(error, TimeoutError):  # the deadline: the caller says it
+                raise
             last = error
-        except _Late:
-            sock.close()
-            raise
     raise last
 
 
