@@ -188,10 +188,10 @@ def test_the_registry_timeout_must_be_a_positive_number(request_file: Path) -> N
 def special_files(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
-    yield fifo, "is a FIFO (named pipe), not a file"
+    yield fifo, "is a FIFO (named pipe), not a regular file"
     zero = tmp_path / "zero"
     zero.symlink_to("/dev/zero")
-    yield zero, "is a character device, not a file"
+    yield zero, "is a character device, not a regular file"
 
 
 def test_a_credentials_file_that_is_no_file_is_refused_at_once(

@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import gc
 import os
-import stat
 
-from deppy.errors import InputError, excerpt, not_a_file
+from deppy.errors import InputError, excerpt
 from deppy.input_limits.limits import (
     MAX_ALIAS_NODES,
     MAX_ALIAS_TEXT,
@@ -40,6 +39,7 @@ from deppy.input_limits.limits import (
     UnsafeValue,
     too_deep_message,
 )
+from deppy.input_limits.regular_files import read_regular_file
 from deppy.input_limits.small_json import UNSURE, scanned_json
 from deppy.input_limits.yaml_events import built_documents, key_text, yaml_loader
 
@@ -263,30 +263,13 @@ def read_input(path: str | os.PathLike[str], what: str = "the file") -> bytes:
     where = str(path)
     if where == "-":  # kubectl's and most tools' spelling of standard input: `... | deppy -f -`
         return read_standard_input(what)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        return read_regular_file(where, _REGULAR_FIX, what=what)
     except FileNotFoundError:
         raise InputError(where, "no such file") from None
-    except OSError as error:
-        raise InputError(where, f"cannot read {what} ({error.strerror})") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputError(
-                where,
-                not_a_file(mode),
-                "give the path of a regular file, or - to read standard input",
-            )
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb") as file:  # plain open: pathlib costs start-up time
-            fd = -1
-            return file.read()
-    except OSError as error:
-        raise InputError(where, f"cannot read {what} ({error.strerror})") from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
+
+
+_REGULAR_FIX = "give the path of a regular file, or - to read standard input"
 
 
 STANDARD_INPUT_LIMIT = 64 * 1024 * 1024

@@ -134,7 +134,7 @@ def auth_from_files(paths: tuple[str, ...] | None = None) -> RegistryAuth | None
     entries: dict[str, Credential] = {}
     for path in looked_in:
         try:
-            data = read_regular_file(path, MAX_AUTH_FILE_BYTES, "give a credentials file")
+            data = read_regular_file(path, "give a credentials file", limit=MAX_AUTH_FILE_BYTES)
         except FileNotFoundError:
             continue
         for key, credential in _entries(data, path).items():

@@ -70,13 +70,13 @@ def _existing_manifests(root: Path, where: str) -> list[Any]:
     """The manifests an existing layout's index lists; an error for a directory that is
     neither empty nor a layout (deppy does not write into someone else's files)."""
     try:
-        read_regular_file(str(root / "oci-layout"), 4096, LAYOUT_FIX)
+        read_regular_file(str(root / "oci-layout"), LAYOUT_FIX, limit=4096)
     except FileNotFoundError:
         raise InputError(
             where, "the directory exists and is not an OCI image layout", LAYOUT_FIX
         ) from None
     try:
-        data = read_regular_file(str(root / "index.json"), MAX_INDEX_BYTES, LAYOUT_FIX)
+        data = read_regular_file(str(root / "index.json"), LAYOUT_FIX, limit=MAX_INDEX_BYTES)
     except FileNotFoundError:
         return []  # a layout whose first image was never named
     index = parse_json(data, f"{where}: index.json")
