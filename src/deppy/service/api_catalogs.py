@@ -12,6 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from deppy.service.api_resolve import KubeVersion, OcpVersion, _cluster
+from deppy.service.catalogs import ADD_ONE, NO_CATALOG_STORED, no_catalog_stored
 from deppy.service.context import cli_json, json_bytes, json_response, service_of
 from deppy.service.problems import Problem, problems
 from deppy.solver import SolveTimeout
@@ -27,15 +28,16 @@ router = APIRouter(prefix="/api/v1", tags=["catalogs"])
     responses={200: {"description": "Where they come from and one row per catalog"}},
 )
 def catalogs(request: Request) -> Response:
-    with service_of(request).catalogs.lease() as loaded:
-        return cli_json(
-            {
-                "origin": loaded.origin,
-                "generation": loaded.generation,
-                "loadedAt": datetime.fromtimestamp(loaded.loaded_at, UTC).isoformat(),
-                "catalogs": list(loaded.catalogs),
-            }
-        )
+    with service_of(request).catalogs.lease(listing=True) as loaded:
+        listing = {
+            "origin": loaded.origin,
+            "generation": loaded.generation,
+            "loadedAt": datetime.fromtimestamp(loaded.loaded_at, UTC).isoformat(),
+            "catalogs": list(loaded.catalogs),
+        }
+        if loaded.no_catalog_stored:
+            listing["empty"] = f"{NO_CATALOG_STORED}; {ADD_ONE}"
+        return cli_json(listing)
 
 
 @router.get(
@@ -107,4 +109,6 @@ def ready(request: Request) -> Response:
     current = state.current
     if current is None:
         raise Problem(503, "the catalogs are still loading", kind="loading")
+    if current.no_catalog_stored:
+        raise no_catalog_stored()
     return cli_json({"status": "ready", "generation": current.generation})

@@ -7,6 +7,12 @@ time — looked at every few seconds and on ``POST
 /api/v1/catalogs/reload``; the new generation is loaded aside while the old one keeps answering.
 A stored source holds a read transaction, so a generation is closed only once the last request
 using it has finished (``lease``).
+
+Two promises hold for the server's whole life. ``--catalog NAME@N`` serves exactly those
+earlier contents: they are read once (answering as NAME, as the store's own source has them)
+and kept, since a later refresh renames them ``NAME@N+1`` and a prune drops them. And a server
+that has answered from the store never falls back to the embedded example: once the last
+stored catalog is removed it answers that no catalog is stored until one is added again.
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource, CatalogSet
+from deppy.catalog.model import Catalog
 from deppy.errors import DeppyError
 from deppy.resolution.request_parsing import CatalogSpec
 from deppy.service.problems import Problem
+from deppy.store.schema import base_name, is_history_name
 from deppy.workflows.catalog_loading import EMBEDDED, Report, load_catalogs
 
 Fingerprint = tuple[object, ...]
@@ -42,6 +50,7 @@ class Loaded:
     fingerprint: Fingerprint
     loaded_at: float
     catalogs: tuple[dict[str, Any], ...]
+    no_catalog_stored: bool = False  # the store was emptied under a server that answered from it
     users: int = 0
     retired: bool = False
     closed: bool = False
@@ -89,6 +98,8 @@ def fingerprint(specs: tuple[CatalogSpec, ...], home: Path) -> Fingerprint:
         return _store_state(home)
     found: list[object] = []
     for spec in specs:
+        if earlier_contents(spec):  # never change: read once and kept (CatalogState)
+            continue
         if not os.path.exists(spec.path):  # a stored catalog's name (or a URL)
             if not found or found[0] != "named":
                 found[:0] = ["named", _store_state(home)]
@@ -108,17 +119,28 @@ def fingerprint(specs: tuple[CatalogSpec, ...], home: Path) -> Fingerprint:
     return tuple(found)
 
 
+def earlier_contents(spec: CatalogSpec) -> bool:
+    """Whether ``spec`` names a stored catalog's earlier contents (``NAME@N``)."""
+    return is_history_name(spec.path) and not os.path.exists(spec.path)
+
+
 def warm(source: BundleSource, home: Path) -> CatalogSet:
     """The stored catalogs read whole into memory, once: a stored source reads each package
     when first asked, and re-reads every bundle for a search; a server asked many questions
     is better off paying once (the store gives back exactly what was added)."""
     if isinstance(source, CatalogSet):
         return source
-    from deppy.store import Store
+    from deppy.store import Store, StoreSource
 
     store = Store(home)
-    try:
-        return CatalogSet([store.load_catalog(name) for name in source.names()])
+    assert isinstance(source, StoreSource)
+    try:  # each as the source has it: NAME@1, when named, answering as NAME
+        return CatalogSet(
+            [
+                store.load_catalog(source.stored_name(name), answering_as=name)
+                for name in source.names()
+            ]
+        )
     finally:
         close = getattr(source, "close", None)
         if close is not None:
@@ -163,6 +185,8 @@ class CatalogState:
         self.report: Report | None = None  # hears objects skipped as invalid
         self.reloads = 0  # new generations after the first (metrics)
         self.reload_failures = 0
+        self._kept: tuple[Catalog, ...] | None = None  # NAME@N specs' contents, read once
+        self._answered_from_store = False  # never the embedded example after that
 
     def load(self) -> Loaded:
         """Load the catalogs now and make them current (the first load raises its error)."""
@@ -171,14 +195,13 @@ class CatalogState:
 
     def _load(self) -> Loaded:
         mark = fingerprint(self.specs, self.store)
-        found = load_catalogs(
-            list(self.specs), store=self.store, report=self.report, one_shot=False
-        )
-        source = warm(found, self.store)
-        origin, rows = describe_catalogs(source, from_store=source is not found)
+        source, origin, rows = self._fresh()
+        emptied = origin == "store" and not rows
+        if origin == "store" and not self.specs:
+            self._answered_from_store = True
         with self._lock:
             self._generation += 1
-            loaded = Loaded(source, self._generation, origin, mark, time.time(), rows)
+            loaded = Loaded(source, self._generation, origin, mark, time.time(), rows, emptied)
             old, self._current = self._current, loaded
             if old is not None:
                 old.retired = True
@@ -186,6 +209,39 @@ class CatalogState:
                     old.close()
         self.last_error = None
         return loaded
+
+    def _fresh(self) -> tuple[CatalogSet, str, tuple[dict[str, Any], ...]]:
+        """The catalogs read now, where they come from, and a row per catalog. After the first
+        load, ``NAME@N`` specs are the contents read then, and the rest is read again."""
+        kept, current = self._kept, self._current
+        if kept is not None and current is not None:
+            rest = [spec for spec in self.specs if not earlier_contents(spec)]
+            fresh = self._read(rest)[0].catalogs if rest else ()
+            source = CatalogSet([*kept, *fresh])
+            return source, current.origin, describe_catalogs(source, False)[1]
+        source, from_store = self._read(list(self.specs))
+        if any(earlier_contents(spec) for spec in self.specs):
+            names = set(source.names())
+            self._kept = tuple(
+                source.catalog(name)
+                for spec in self.specs
+                if earlier_contents(spec)
+                for name in (base_name(spec.path), spec.path)
+                if name in names
+            )
+        return source, *describe_catalogs(source, from_store)
+
+    def _read(self, specs: list[CatalogSpec]) -> tuple[CatalogSet, bool]:
+        """``specs``' catalogs whole in memory, and whether the store gave them."""
+        found = load_catalogs(
+            specs,
+            store=self.store,
+            report=self.report,
+            one_shot=False,
+            example=not self._answered_from_store,
+        )
+        source = warm(found, self.store)
+        return source, source is not found or (not specs and not source.names())
 
     def reload_if_changed(self) -> bool:
         """Load a new generation if the files changed; a failed load keeps the old one."""
@@ -219,14 +275,17 @@ class CatalogState:
         return self._current
 
     @contextmanager
-    def lease(self) -> Iterator[Loaded]:
-        """The current generation, kept open until the ``with`` block ends."""
+    def lease(self, listing: bool = False) -> Iterator[Loaded]:
+        """The current generation, kept open until the ``with`` block ends; one with no
+        catalog stored answers nothing but the catalog list (``listing``)."""
         with self._lock:
             loaded = self._current
             if loaded is None:
                 raise Problem(
                     503, "the catalogs are still loading", fix="try again shortly", kind="loading"
                 )
+            if loaded.no_catalog_stored and not listing:
+                raise no_catalog_stored()
             loaded.users += 1
         try:
             yield loaded
@@ -242,6 +301,18 @@ class CatalogState:
                 self._current.retired = True
                 if self._current.users == 0:
                     self._current.close()
+
+
+NO_CATALOG_STORED = "no catalog is stored (the last one was removed)"
+ADD_ONE = (
+    "add one with 'deppy catalog add NAME PATH': this service loads it at its next look "
+    "(--reload-interval) or at POST /api/v1/catalogs/reload"
+)
+
+
+def no_catalog_stored() -> Problem:
+    """The answer of a server whose store was emptied under it: nothing to answer from."""
+    return Problem(503, NO_CATALOG_STORED, fix=ADD_ONE, kind="no-catalog-stored")
 
 
 class Watcher:

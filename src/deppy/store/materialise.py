@@ -10,7 +10,9 @@ from deppy.store.codec import decode_bundle, decode_others, decode_package, deco
 from deppy.store.schema import unknown_catalog
 
 
-def materialise(conn: sqlite3.Connection, name: str) -> Catalog:
+def materialise(conn: sqlite3.Connection, name: str, answering_as: str | None = None) -> Catalog:
+    """The stored catalog ``name``, named ``answering_as`` when given (its bundles too)."""
+    shown = name if answering_as is None else answering_as
     row = conn.execute(
         "SELECT id, priority, path, problem_list, others FROM catalog WHERE name = ?", (name,)
     ).fetchone()
@@ -32,10 +34,10 @@ def materialise(conn: sqlite3.Connection, name: str) -> Catalog:
         "SELECT package, data FROM bundle WHERE catalog_id = ? ORDER BY package, name",
         (catalog_id,),
     ):
-        bundle = decode_bundle(blob, name, package_name)
+        bundle = decode_bundle(blob, shown, package_name)
         bundles[bundle.key] = bundle
     return Catalog(
-        name=name,
+        name=shown,
         priority=priority,
         path=path,
         packages=packages,

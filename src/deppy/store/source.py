@@ -305,6 +305,11 @@ class StoreSource:
     def names(self) -> list[str]:
         return [c.name for c in self._ordered]
 
+    def stored_name(self, catalog: str) -> str:
+        """The stored name ``catalog`` answers from: itself, or its earlier contents
+        (``NAME@1``) when those were named (:meth:`restricted`, ``Store.source([NAME@1])``)."""
+        return self._stored.get(catalog, catalog)
+
     def priorities(self) -> dict[str, int]:
         """Each catalog's priority as stored (OLM v1 requests tell equal priorities apart)."""
         return {c.name: c.priority for c in self._ordered}

@@ -148,15 +148,17 @@ class Store:
             snapshot.close()
             raise
 
-    def load_catalog(self, name: str) -> Catalog:
-        """The whole stored catalog, as :func:`deppy.catalog.fbc.load_catalog` returned it."""
+    def load_catalog(self, name: str, *, answering_as: str | None = None) -> Catalog:
+        """The whole stored catalog, as :func:`deppy.catalog.fbc.load_catalog` returned it;
+        ``answering_as``: named so (earlier contents ``NAME@1`` answer as NAME, as they do in
+        a :class:`StoreSource`)."""
         conn = self._reader()
         if conn is None:
             raise _empty(name)
         try:
             with translated_errors(self.path), _collector_paused():
                 conn.execute("BEGIN")
-                return materialise(conn, name)
+                return materialise(conn, name, answering_as)
         finally:
             conn.close()
 

@@ -53,6 +53,7 @@ def load_catalogs(
     sources: Sequence[str] = (),
     one_shot: bool = True,
     problems_later: bool = False,
+    example: bool = True,
 ) -> BundleSource:
     """The catalogs to resolve against; ``report`` hears (never hides) objects skipped as invalid
     — of the catalogs the command reads: with ``sources`` (``--source``), only of those named.
@@ -72,10 +73,15 @@ def load_catalogs(
 
     ``problems_later``: ``report`` hears no catalog's load problems; the command says them
     after its answer, for the catalogs the answer used (:func:`problem_notes`).
+
+    ``example``: False, an empty store gives no catalog at all rather than the example (a
+    server that has answered from the store must not switch to a demo catalog).
     """
 
     if not one_shot:
-        return _load_catalogs(specs, report, store, sources, lazy=False, later=problems_later)
+        return _load_catalogs(
+            specs, report, store, sources, lazy=False, later=problems_later, example=example
+        )
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -116,7 +122,10 @@ def _load_catalogs(
     *,
     lazy: bool,
     later: bool = False,
+    example: bool = True,
 ) -> BundleSource:
+    from deppy.catalog.catalog_set import CatalogSet
+
     if not specs:
         from deppy.store import Store
 
@@ -126,6 +135,8 @@ def _load_catalogs(
             if report is not None and not later:  # listed when added or refreshed
                 _report_stored(stored_store, report, sources)
             return stored
+        if not example:
+            return CatalogSet([])
         specs = [CatalogSpec(str(embedded_catalog_path()), EMBEDDED, 0)]
         if report is not None:
             report(
@@ -151,7 +162,6 @@ def _load_catalogs(
         if cached is not None:
             return cached
     from deppy.catalog.bundle_tree import load_any_catalog
-    from deppy.catalog.catalog_set import CatalogSet
 
     catalogs: list[Catalog] = []
     for spec in specs:

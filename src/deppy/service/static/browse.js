@@ -3,7 +3,9 @@ import { get } from "./api.js";
 import { bundleHref, description, h, link, pkgHref, svg, table, tag } from "./dom.js";
 
 export async function home() {
-  const [listing, packages] = await Promise.all([get("/catalogs"), get("/packages", { limit: 0 })]);
+  const listing = await get("/catalogs");
+  if (listing.empty) return [h("h1", {}, "Browse catalogs"), h("p", { role: "status" }, listing.empty)];
+  const packages = await get("/packages", { limit: 0 });
   const box = document.getElementById("search-box");
   const rows = packages.map((p) => [
     link(pkgHref(p.package), p.package), p.catalog, p.channels.join(", ") || "—", p.defaultChannel || "—",

@@ -11,7 +11,7 @@ export async function catalogsPage() {
   return [
     h("h1", {}, "Catalogs"),
     h("p", { class: "muted" }, `From ${listing.origin}; generation ${listing.generation}, loaded ${listing.loadedAt}.`),
-    table(["Name", "Priority", "Packages", "Bundles", "Skipped objects", "Check"], rows),
+    listing.empty ? h("p", { role: "status" }, listing.empty) : table(["Name", "Priority", "Packages", "Bundles", "Skipped objects", "Check"], rows),
   ];
 }
 
