@@ -71,3 +71,13 @@ def test_the_embedded_example_is_announced_once(tmp_path: Path) -> None:
     assert sum("embedded example catalog" in w for w in warnings) == 1, log
     assert not any("deppy: " in w for w in warnings), log  # the log names its source
     assert "reloaded" not in log, log
+
+
+def test_the_start_up_line_says_who_can_reach_it(tmp_path: Path) -> None:
+    """Issue 45: in a container, ``podman run -p 8080:8080 … serve`` reached nothing and the
+    line said only ``serving on http://localhost:8080/``: on loopback it says that only this
+    machine can reach it, and the options that change that."""
+    log = _serve_log(tmp_path / "home")
+    (line,) = [line for line in log.splitlines() if "serving on " in line]
+    assert "only this machine can reach it" in line, line
+    assert "add --host 0.0.0.0 --token-file FILE" in line, line

@@ -141,7 +141,11 @@ def _serve(config: ServiceConfig, listener: socket.socket, log: logging.Logger) 
 
     log.info("loading catalogs …")
     app = create_app(config, report=lambda line: log.warning(_unprefixed(line)))
-    log.info("serving on %s (API docs at /docs, metrics at /metrics)", url_of(listener))
+    log.info(
+        "serving on %s (API docs at /docs, metrics at /metrics)%s",
+        url_of(listener),
+        reach_of(listener),
+    )
     # log_config=None: uvicorn's own lines go through the handler configured above
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="warning", access_log=False, log_config=None)
@@ -182,6 +186,19 @@ def url_of(listener: socket.socket) -> str:
         return f"http://[{address}]:{port}/"
     shown = "localhost" if is_loopback(address) else address
     return f"http://{shown}:{port}/"
+
+
+LOOPBACK_ONLY = (
+    "; only this machine can reach it (in a container: only the container itself, not its "
+    "host's published ports); to serve others, add --host 0.0.0.0 --token-file FILE"
+)
+
+
+def reach_of(listener: socket.socket) -> str:
+    """What the start-up line adds about who can reach the address: on loopback, that only
+    this machine can, and how to change that (``podman run -p 8080:8080 … serve`` reaches
+    nothing until it listens beyond loopback, which needs a token)."""
+    return LOOPBACK_ONLY if is_loopback(listener.getsockname()[0]) else ""
 
 
 def _reason(error: BaseException) -> str:
