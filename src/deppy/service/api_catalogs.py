@@ -25,7 +25,12 @@ router = APIRouter(prefix="/api/v1", tags=["catalogs"])
 @router.get(
     "/catalogs",
     summary="The loaded catalogs, most preferred first",
-    responses={200: {"description": "Where they come from and one row per catalog"}},
+    responses={
+        200: {
+            "description": "Where they come from and one row per catalog; `empty`, when the "
+            "store was emptied under the service, says that no catalog is stored and what to do"
+        }
+    },
 )
 def catalogs(request: Request) -> Response:
     with service_of(request).catalogs.lease(listing=True) as loaded:
