@@ -23,7 +23,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import shared_path
+import pytest
+
+from tests.conftest import ROOT, shared_path
 from tests.service_support import serve_started
 
 DEPPY = str(Path(sys.executable).with_name("deppy"))
@@ -96,26 +98,37 @@ def _serving(home: Path, *args: str) -> Iterator[str]:
         process.communicate(timeout=30)
 
 
-def test_earlier_contents_are_served_for_the_servers_whole_life(tmp_path: Path) -> None:
+@pytest.mark.parametrize("beside", [(), ("--catalog", "example")])
+def test_earlier_contents_are_served_for_the_servers_whole_life(
+    tmp_path: Path, beside: tuple[str, ...]
+) -> None:
+    """Alone, ``hub@1`` is never loaded again; beside a stored catalog, whose changes are
+    loaded again, a reload keeps the contents ``hub@1`` named at start."""
     home = tmp_path / "home"
     catalog = _hub(tmp_path, home)
+    if beside:
+        _deppy(home, "catalog", "add", "example", str(ROOT / "src" / "deppy" / "data" / "catalog"))
     _release(home, catalog, "release-1")  # hub@1: etcd alone; hub: etcd and release-1
     stored = json.loads(_deppy(home, "catalog", "list", "-o", "json").stdout)["catalogs"]
-    assert [(c["name"], c["packages"]) for c in stored] == [("hub", 2)]
-    cli = _deppy(home, "resolve", "--catalog", "hub@1", "--require", "release-1", "-o", "json")
+    assert ("hub", 2) in [(c["name"], c["packages"]) for c in stored]
+    asked = ("--catalog", "hub@1", *beside)
+    cli = _deppy(home, "resolve", *asked, "--require", "release-1", "-o", "json")
     assert cli.returncode == 1
-    with _serving(home, "--catalog", "hub@1") as url:
-        for moment in ("at start", "after a refresh"):
-            listed = _call(url, "/api/v1/catalogs")[2]["catalogs"]
-            assert [(c["name"], c["packages"]) for c in listed] == [("hub", 1)], moment
+    with _serving(home, *asked) as url:
+        for later, generation in enumerate((1, 2 if beside else 1), start=2):
+            listing = _call(url, "/api/v1/catalogs")[2]
+            assert listing["generation"] == generation, listing
+            hub = [c["packages"] for c in listing["catalogs"] if c["name"] == "hub"]
+            assert hub == [1], listing
             found = _call(url, "/api/v1/packages?q=release&limit=10")[2]
-            assert found == [], moment
+            assert found == [], generation
             status, _, answer = _resolve(url, "release-1")
-            assert (status, answer["resolved"]) == (200, False), moment
-            assert answer == json.loads(cli.stdout), moment
-            assert _resolve(url, "etcd")[2]["resolved"], moment
-            _release(home, catalog, "release-2")  # hub@1 is now etcd and release-1
-            _reloaded(url)
+            assert (status, answer["resolved"]) == (200, False), generation
+            assert answer == json.loads(cli.stdout), generation
+            assert _resolve(url, "etcd")[2]["resolved"], generation
+            _release(home, catalog, f"release-{later}")  # hub@1 is no longer what it was
+            reloaded = _reloaded(url)
+            assert reloaded["reloaded"] == bool(beside), reloaded
 
 
 def test_a_server_of_the_store_never_answers_from_the_example(tmp_path: Path) -> None:
