@@ -35,7 +35,8 @@ DEFAULTS = ServiceConfig()
     "catalogs",
     multiple=True,
     metavar="PATH[=NAME[:PRIORITY]]",
-    help="A catalog directory (repeatable); default: the stored catalogs, else the embedded "
+    help="A catalog directory or a stored catalog's name (repeatable; NAME@N: those earlier "
+    "contents, for the server's whole life); default: the stored catalogs, else the embedded "
     "example.",
 )
 @click.option(
