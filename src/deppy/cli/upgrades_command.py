@@ -197,6 +197,8 @@ def _extension_upgrades(
                 say("  try:")
             for way in report.ways_out:
                 say(f"    - {way.text}")
+        elif report.fell_back:
+            say("  no ClusterCatalog its selector matches exists: OLM v1 keeps it (its fallback)")
         elif report.next is None and report.refusal is None:
             say("  up to date: OLM v1 keeps it")
         elif report.next is not None:

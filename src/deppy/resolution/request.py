@@ -47,6 +47,10 @@ class ExtensionTerms:
     unavailable: tuple[CatalogChoice, ...] = ()
     namespace: str | None = None
     service_account: str | None = None
+    # OLM v1's fallback (operator-controller's handleResolutionError): the extension has an
+    # installed bundle, its spec asks for no other version, and no ClusterCatalog its selector
+    # matches exists any more: finding no bundle, OLM v1 keeps the installed one
+    keeps_installed: bool = False
     # the ClusterExtension as written: a plan keeps every field deppy does not decide
     document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 

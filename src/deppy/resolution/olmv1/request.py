@@ -98,10 +98,36 @@ def _installed(data: Mapping[str, Any], package: str, where: str) -> InstalledBu
     return InstalledBundle(package, version, bundle=name, text=f"{name} {text}")
 
 
+def _keeps_installed(
+    data: Mapping[str, Any],
+    version_text: str | None,
+    selector: Mapping[str, Any] | None,
+    existing: Sequence[ClusterCatalogFacts],
+    where: str,
+) -> bool:
+    """OLM v1's fallback applies (operator-controller's ``handleResolutionError``): an installed
+    bundle, ``version`` unset or the installed version as written (a range that includes it is
+    "another version" to OLM v1: the strings differ), and no ClusterCatalog the selector
+    matches exists — an ``Unavailable`` one exists (``CheckCatalogsExist`` lists them all)."""
+    status = data.get("status")
+    install = status.get("install") if isinstance(status, Mapping) else None
+    bundle = install.get("bundle") if isinstance(install, Mapping) else None
+    if not isinstance(bundle, Mapping) or not bundle:
+        return False
+    if version_text is not None and version_text != bundle.get("version"):
+        return False
+    return not selected_catalogs(selector, existing, f"{where}.selector")
+
+
 def extension_from_object(
-    data: Mapping[str, Any], where: str, catalogs: Sequence[ClusterCatalogFacts]
+    data: Mapping[str, Any],
+    where: str,
+    catalogs: Sequence[ClusterCatalogFacts],
+    *,
+    existing: Sequence[ClusterCatalogFacts] | None = None,
 ) -> RequiredPackage:
-    """One ClusterExtension as a required package under OLM v1's terms."""
+    """One ClusterExtension as a required package under OLM v1's terms; ``existing``: every
+    ClusterCatalog on the cluster, those without content here too (default: ``catalogs``)."""
     metadata = metadata_of(data, where)
     name = string_field(metadata.get("name"), field_at(where, "metadata.name")) or where
     spec = mapping_field(data.get("spec"), field_at(where, "spec"), required=True)
@@ -156,6 +182,9 @@ def extension_from_object(
         ),
         unavailable=tuple(CatalogChoice(c.name, c.priority) for c in chosen if not c.available),
         namespace=string_field(spec.get("namespace"), field_at(where, "spec.namespace")),
+        keeps_installed=_keeps_installed(
+            data, version_text, selector, catalogs if existing is None else existing, at
+        ),
         service_account=string_field(
             service_account.get("name"), field_at(where, "spec.serviceAccount.name")
         ),
@@ -213,7 +242,11 @@ def request_from_objects(
     replaced = {c.name for c in in_file}
     known = [c for c in described if c.name not in replaced] + in_file
     catalogs, warnings = merge_catalogs(known, content)
-    required = tuple(extension_from_object(data, here, catalogs) for data, here in extensions)
+    # a ClusterCatalog described without content still exists: OLM v1 would not fall back
+    existing = [*catalogs, *(c for c in known if c.name not in {m.name for m in catalogs})]
+    required = tuple(
+        extension_from_object(data, here, catalogs, existing=existing) for data, here in extensions
+    )
     for facts in catalogs:
         if not facts.available:
             warnings.append(f"ClusterCatalog {facts.name} is Unavailable: not used")
