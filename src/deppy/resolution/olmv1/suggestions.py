@@ -7,8 +7,9 @@ constraint, no channel or version constraint at all.
 Each is proposed only when OLM v1's rules pick a bundle with it; the explanation then
 re-resolves the changed request before showing it, as every suggestion. They come ranked by how
 little of the request they change — what the user asked for (the version, the channels) kept
-first — so the one screen of text, which shows the first few, shows the same ones JSON lists
-first. A policy change that OLM v1 would accept but whose bundles need APIs no catalog provides
+first — and JSON lists them in that order; the text shows those that keep the version range
+first (``Suggestion.keeps_asked``), so advice ranked among them, or a version change, never
+pushes them off the one screen. A policy change that OLM v1 would accept but whose bundles need APIs no catalog provides
 is not offered; advice says so instead of staying silent.
 """
 
