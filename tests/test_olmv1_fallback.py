@@ -124,3 +124,16 @@ def test_upgrades_says_olm_v1_falls_back(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["upgrades", "-f", str(path), "--catalog", f"{main}=main"])
     assert result.exit_code == 0, result.output
     assert f"{FALLBACK}: OLM v1 keeps it (its fallback)" in result.stdout
+
+
+def test_the_service_answers_the_same(tmp_path: Path) -> None:
+    from tests.service_support import client, paths_app
+
+    main = write_catalog(tmp_path / "main", list(simple_package("pkg", "1.0.0", "1.1.0")))
+    doc = cluster_extension("ext", "pkg", "1.0.0", selector=GONE)
+    with client(paths_app(f"{main}=main")) as api:
+        response = api.post("/api/v1/resolve", json=doc)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert [(s["bundle"], s["action"]) for s in answer["selection"]] == [("pkg.v1.0.0", "keep")]
+    assert any(FALLBACK in w for w in answer["warnings"])
