@@ -72,6 +72,19 @@ def test_a_spec_asking_another_version_is_no_fallback(tmp_path: Path, version: s
     assert FALLBACK not in out + err
 
 
+def test_removing_a_range_that_holds_the_installed_version_is_a_way_out(tmp_path: Path) -> None:
+    """Without ``version`` OLM v1 would fall back: the way out says so, and works."""
+    doc = cluster_extension("ext", "pkg", "1.0.0", selector=GONE, version=">=1.0.0")
+    code, out, _ = run(tmp_path, [doc], "-o", "json")
+    assert code == 1, out
+    ways = json.loads(out)["explanation"]["suggestions"]
+    (way,) = [w for w in ways if w["change"]["field"] == "spec.source.catalog.version"]
+    assert way["change"]["value"] is None
+    assert "keep pkg 1.0.0: no catalog is left, OLM v1 falls back" in way["text"]
+    del doc["spec"]["source"]["catalog"]["version"]
+    assert run(tmp_path, [doc])[0] == 0
+
+
 def test_a_catalog_that_is_there_without_the_package_is_no_fallback(tmp_path: Path) -> None:
     """``CheckCatalogsExist`` finds the catalog: OLM v1 retries instead of falling back."""
     doc = cluster_extension("ext", "other", "1.0.0", selector={"matchLabels": {NAME_LABEL: "main"}})

@@ -47,10 +47,10 @@ class ExtensionTerms:
     unavailable: tuple[CatalogChoice, ...] = ()
     namespace: str | None = None
     service_account: str | None = None
-    # OLM v1's fallback (operator-controller's handleResolutionError): the extension has an
-    # installed bundle, its spec asks for no other version, and no ClusterCatalog its selector
-    # matches exists any more: finding no bundle, OLM v1 keeps the installed one
-    keeps_installed: bool = False
+    # no ClusterCatalog its selector matches exists (an Unavailable one exists): where OLM v1
+    # then finds no bundle and the spec asks for no other version than the installed one, its
+    # controller keeps that one (operator-controller's handleResolutionError)
+    no_catalog_left: bool = False
     # the ClusterExtension as written: a plan keeps every field deppy does not decide
     document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 

@@ -98,27 +98,6 @@ def _installed(data: Mapping[str, Any], package: str, where: str) -> InstalledBu
     return InstalledBundle(package, version, bundle=name, text=f"{name} {text}")
 
 
-def _keeps_installed(
-    data: Mapping[str, Any],
-    version_text: str | None,
-    selector: Mapping[str, Any] | None,
-    existing: Sequence[ClusterCatalogFacts],
-    where: str,
-) -> bool:
-    """OLM v1's fallback applies (operator-controller's ``handleResolutionError``): an installed
-    bundle, ``version`` unset or the installed version as written (a range that includes it is
-    "another version" to OLM v1: the strings differ), and no ClusterCatalog the selector
-    matches exists — an ``Unavailable`` one exists (``CheckCatalogsExist`` lists them all)."""
-    status = data.get("status")
-    install = status.get("install") if isinstance(status, Mapping) else None
-    bundle = install.get("bundle") if isinstance(install, Mapping) else None
-    if not isinstance(bundle, Mapping) or not bundle:
-        return False
-    if version_text is not None and version_text != bundle.get("version"):
-        return False
-    return not selected_catalogs(selector, existing, f"{where}.selector")
-
-
 def extension_from_object(
     data: Mapping[str, Any],
     where: str,
@@ -182,8 +161,8 @@ def extension_from_object(
         ),
         unavailable=tuple(CatalogChoice(c.name, c.priority) for c in chosen if not c.available),
         namespace=string_field(spec.get("namespace"), field_at(where, "spec.namespace")),
-        keeps_installed=_keeps_installed(
-            data, version_text, selector, catalogs if existing is None else existing, at
+        no_catalog_left=not selected_catalogs(
+            selector, catalogs if existing is None else existing, f"{at}.selector"
         ),
         service_account=string_field(
             service_account.get("name"), field_at(where, "spec.serviceAccount.name")

@@ -14,8 +14,8 @@ dependencies the solver takes the first, as OLM v1 does; a dependency that canno
 it to the next one (OLM v1 would refuse the bundle; deppy resolves dependencies).
 
 Where no catalog offers a bundle, no ClusterCatalog the selector matches exists any more, and
-the spec asks for no other version than the installed one (``ExtensionTerms.keeps_installed``),
-the installed bundle is the one candidate: OLM v1's controller falls back to it
+the spec asks for no other version than the installed one (:func:`falls_back`), the
+installed bundle is the one candidate: OLM v1's controller falls back to it
 (operator-controller's ``handleResolutionError``), and the answer says so in a warning.
 """
 
@@ -198,7 +198,7 @@ def _outcome(
     contenders = [f for f in figures if f.best is not None]
     if any(not f.best_deprecated for f in contenders):
         contenders = [f for f in contenders if not f.best_deprecated]
-    if not contenders and terms.keeps_installed and terms.installed is not None:
+    if not contenders and terms.installed is not None and falls_back(terms):
         return ExtensionOutcome(terms, (_kept(terms.installed),), tuple(figures), fell_back=True)
     if not contenders:
         return ExtensionOutcome(terms, (), tuple(figures))
@@ -209,6 +209,18 @@ def _outcome(
         tied = tuple(sorted(f.catalog for f in contenders))
         return ExtensionOutcome(terms, (), tuple(figures), tied)
     return ExtensionOutcome(terms, tuple(matched_by_catalog[winners[0].catalog]), tuple(figures))
+
+
+def falls_back(terms: ExtensionTerms) -> bool:
+    """Whether OLM v1's controller keeps the installed bundle when it finds no bundle
+    (``handleResolutionError``): one is installed, ``version`` is unset or the installed
+    version as written (a range that includes it is another version to OLM v1: the strings
+    differ), and no ClusterCatalog the selector matches exists (``CheckCatalogsExist`` lists
+    Unavailable ones too); none chosen, so a way out naming a catalog is never a fallback."""
+    installed = terms.installed
+    if installed is None or not terms.no_catalog_left or terms.catalogs or terms.unavailable:
+        return False
+    return terms.constraint is None or terms.constraint.text == str(installed.version)
 
 
 def installed_name(installed: InstalledBundle) -> str:
