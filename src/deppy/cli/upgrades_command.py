@@ -25,6 +25,7 @@ from deppy.cli.workflow_options import (
     warn_problems,
 )
 from deppy.errors import InputError
+from deppy.explain.render import text_order
 from deppy.resolution.answer import path_text
 from deppy.resolution.request_parsing import parse_installed
 from deppy.workflows.upgrades import (
@@ -195,8 +196,10 @@ def _extension_upgrades(
             say(f"  OLM v1 finds no bundle: {report.error}")
             if report.ways_out:
                 say("  try:")
-            for way in report.ways_out:
+            for way in text_order(report.ways_out):
                 say(f"    - {way.text}")
+        elif report.fell_back:
+            say("  no ClusterCatalog its selector matches exists: OLM v1 keeps it (its fallback)")
         elif report.next is None and report.refusal is None:
             say("  up to date: OLM v1 keeps it")
         elif report.next is not None:

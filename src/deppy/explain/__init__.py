@@ -7,6 +7,7 @@ from deppy.explain.render import (
     explanation_as_html,
     explanation_as_short_text,
     explanation_as_text,
+    text_order,
 )
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
     "explanation_as_html",
     "explanation_as_short_text",
     "explanation_as_text",
+    "text_order",
 ]

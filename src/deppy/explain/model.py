@@ -35,6 +35,9 @@ class Suggestion:
     text: str
     change: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     short: str = field(default="", compare=False)  # the same in fewer words, if shorter
+    # Keeps what was asked (an OLM v1 way out that leaves the version range as written): the
+    # text forms show these first; ``change`` lists (JSON) keep the domain's order.
+    keeps_asked: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

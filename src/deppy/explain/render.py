@@ -30,7 +30,7 @@ def explanation_as_text(explanation: Explanation, *, verbose: bool = False) -> s
     if explanation.suggestions:
         lines.append("")
         lines.append("What would make it work:")
-        lines += [f"  - {suggestion.text}" for suggestion in explanation.suggestions]
+        lines += [f"  - {suggestion.text}" for suggestion in text_order(explanation.suggestions)]
     if verbose and explanation.constraints:
         lines.append("")
         lines.append("Solver constraints in the minimal conflict:")
@@ -63,7 +63,7 @@ def explanation_as_short_text(
     causes = [c for c in explanation.causes if not c.restates] or list(explanation.causes[:1])
     # the order causes leave a full screen in: lowest rank first, the last of equals first
     leaving = sorted(range(len(causes)), key=lambda n: (causes[n].rank, -n))
-    ways = list(explanation.suggestions)
+    ways = text_order(explanation.suggestions)
 
     def screen(shown: list[Cause], nways: int) -> list[str]:
         out = list(head)
@@ -88,6 +88,13 @@ def explanation_as_short_text(
             break
         shown = screen([c for n, c in enumerate(causes) if n not in dropped], nways)
     return terminal_text("\n".join(shown))  # names from the input, shown, never obeyed
+
+
+def text_order(suggestions: Sequence[Suggestion]) -> list[Suggestion]:
+    """The ways out as people read them: those that keep what was asked first (a screen shows
+    the first few; advice about a change that cannot work, or a change of the version asked,
+    must not push them off it), each group in the domain's order, which JSON keeps."""
+    return [s for s in suggestions if s.keeps_asked] + [s for s in suggestions if not s.keeps_asked]
 
 
 def _block(title: str, items: Sequence[Cause | Suggestion], width: int) -> list[str]:

@@ -47,6 +47,10 @@ class ExtensionTerms:
     unavailable: tuple[CatalogChoice, ...] = ()
     namespace: str | None = None
     service_account: str | None = None
+    # no ClusterCatalog its selector matches exists (an Unavailable one exists): where OLM v1
+    # then finds no bundle and the spec asks for no other version than the installed one, its
+    # controller keeps that one (operator-controller's handleResolutionError)
+    no_catalog_left: bool = False
     # the ClusterExtension as written: a plan keeps every field deppy does not decide
     document: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 

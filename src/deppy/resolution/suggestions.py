@@ -250,6 +250,11 @@ class ChangeExtension:
         return replace(request, required=tuple(required))
 
     @property
+    def keeps_asked(self) -> bool:
+        """Leaves the version range as asked (the text shows such ways out first)."""
+        return self.path != "version"
+
+    @property
     def immutable(self) -> bool:
         """OLM v1 refuses an edit of ``packageName`` once the extension is installed (as of
         ``spec.namespace``): the way out is a new ClusterExtension beside it."""
@@ -322,6 +327,8 @@ class ChangeCatalog:
             required.append(requirement)
         return replace(request, required=tuple(required))
 
+    keeps_asked = True  # the ClusterExtension's fields stay as written
+
     def _edit(self) -> str:
         return f'set spec.availabilityMode: "Available" in ClusterCatalog {self.catalog}'
 
@@ -381,7 +388,8 @@ def in_resource_words(explanation: Explanation) -> Explanation:
 
 
 def suggestion(change: RequestChange, request: ResolutionRequest) -> Suggestion:
-    return Suggestion(change.text(request), change.as_dict(), change.short(request))
+    keeps = isinstance(change, (ChangeExtension, ChangeCatalog)) and change.keeps_asked
+    return Suggestion(change.text(request), change.as_dict(), change.short(request), keeps)
 
 
 def asks_for_something(request: ResolutionRequest) -> bool:

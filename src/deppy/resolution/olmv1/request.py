@@ -99,9 +99,14 @@ def _installed(data: Mapping[str, Any], package: str, where: str) -> InstalledBu
 
 
 def extension_from_object(
-    data: Mapping[str, Any], where: str, catalogs: Sequence[ClusterCatalogFacts]
+    data: Mapping[str, Any],
+    where: str,
+    catalogs: Sequence[ClusterCatalogFacts],
+    *,
+    existing: Sequence[ClusterCatalogFacts] | None = None,
 ) -> RequiredPackage:
-    """One ClusterExtension as a required package under OLM v1's terms."""
+    """One ClusterExtension as a required package under OLM v1's terms; ``existing``: every
+    ClusterCatalog on the cluster, those without content here too (default: ``catalogs``)."""
     metadata = metadata_of(data, where)
     name = string_field(metadata.get("name"), field_at(where, "metadata.name")) or where
     spec = mapping_field(data.get("spec"), field_at(where, "spec"), required=True)
@@ -156,6 +161,9 @@ def extension_from_object(
         ),
         unavailable=tuple(CatalogChoice(c.name, c.priority) for c in chosen if not c.available),
         namespace=string_field(spec.get("namespace"), field_at(where, "spec.namespace")),
+        no_catalog_left=not selected_catalogs(
+            selector, catalogs if existing is None else existing, f"{at}.selector"
+        ),
         service_account=string_field(
             service_account.get("name"), field_at(where, "spec.serviceAccount.name")
         ),
@@ -213,7 +221,11 @@ def request_from_objects(
     replaced = {c.name for c in in_file}
     known = [c for c in described if c.name not in replaced] + in_file
     catalogs, warnings = merge_catalogs(known, content)
-    required = tuple(extension_from_object(data, here, catalogs) for data, here in extensions)
+    # a ClusterCatalog described without content still exists: OLM v1 would not fall back
+    existing = [*catalogs, *(c for c in known if c.name not in {m.name for m in catalogs})]
+    required = tuple(
+        extension_from_object(data, here, catalogs, existing=existing) for data, here in extensions
+    )
     for facts in catalogs:
         if not facts.available:
             warnings.append(f"ClusterCatalog {facts.name} is Unavailable: not used")

@@ -12,6 +12,11 @@ priority are an error naming them (OLM v1 will not choose).
 The winning catalog's filtered bundles are the candidates, in that order: with no
 dependencies the solver takes the first, as OLM v1 does; a dependency that cannot be met moves
 it to the next one (OLM v1 would refuse the bundle; deppy resolves dependencies).
+
+Where no catalog offers a bundle, no ClusterCatalog the selector matches exists any more, and
+the spec asks for no other version than the installed one (:func:`falls_back`), the
+installed bundle is the one candidate: OLM v1's controller falls back to it
+(operator-controller's ``handleResolutionError``), and the answer says so in a warning.
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ from deppy.catalog.olmv1 import (
     successor_of,
 )
 from deppy.resolution.context import ResolutionContext
+from deppy.resolution.installed import CLUSTER_CATALOG
 from deppy.resolution.request import (
     SELF_CERTIFIED,
     CatalogChoice,
     ExtensionTerms,
+    InstalledBundle,
     RequiredPackage,
 )
 
@@ -70,10 +77,22 @@ class ExtensionOutcome:
     candidates: tuple[Bundle, ...]  # the winning catalog's, most preferred first
     figures: tuple[CatalogFigures, ...]
     tied: tuple[str, ...] = ()  # catalogs OLM v1 refuses to choose between
+    fell_back: bool = False  # no bundle found: the installed one kept (``fallback``)
 
     @property
     def chosen(self) -> Bundle | None:
         return self.candidates[0] if self.candidates else None
+
+    def fallback_note(self) -> str:
+        """What the answer says when OLM v1's controller keeps the installed bundle."""
+        installed = self.terms.installed
+        assert installed is not None
+        return (
+            f"ClusterExtension {self.terms.name}: no ClusterCatalog its selector matches exists, "
+            f"so OLM v1 finds no bundle and keeps the installed {installed_name(installed)} "
+            f"({installed.version}), as its controller falls back when the catalogs are gone "
+            "and the spec asks for no other version; it resolves again once a catalog returns"
+        )
 
     def error(self, package: str) -> str:
         """OLM v1's own message (operator-controller's resolutionError), word for word."""
@@ -157,7 +176,7 @@ def _outcome(
         matched = in_range
         installed = terms.installed
         if installed is not None and terms.policy != SELF_CERTIFIED:
-            name = installed.bundle or f"{installed.package}.v{installed.version}"
+            name = installed_name(installed)
             follows = successor_of(name, installed.version, channels)
             matched = [b for b in matched if follows(b)]
         ordered = sort_newest_first(matched, deprecated)
@@ -179,6 +198,8 @@ def _outcome(
     contenders = [f for f in figures if f.best is not None]
     if any(not f.best_deprecated for f in contenders):
         contenders = [f for f in contenders if not f.best_deprecated]
+    if not contenders and terms.installed is not None and falls_back(terms):
+        return ExtensionOutcome(terms, (_kept(terms.installed),), tuple(figures), fell_back=True)
     if not contenders:
         return ExtensionOutcome(terms, (), tuple(figures))
     top = max(f.priority for f in contenders)
@@ -190,6 +211,35 @@ def _outcome(
     return ExtensionOutcome(terms, tuple(matched_by_catalog[winners[0].catalog]), tuple(figures))
 
 
+def falls_back(terms: ExtensionTerms) -> bool:
+    """Whether OLM v1's controller keeps the installed bundle when it finds no bundle
+    (``handleResolutionError``): one is installed, ``version`` is unset or the installed
+    version as written (a range that includes it is another version to OLM v1: the strings
+    differ), and no ClusterCatalog the selector matches exists (``CheckCatalogsExist`` lists
+    Unavailable ones too); none chosen, so a way out naming a catalog is never a fallback."""
+    installed = terms.installed
+    if installed is None or not terms.no_catalog_left or terms.catalogs or terms.unavailable:
+        return False
+    return terms.constraint is None or terms.constraint.text == str(installed.version)
+
+
+def installed_name(installed: InstalledBundle) -> str:
+    return installed.bundle or f"{installed.package}.v{installed.version}"
+
+
+def _kept(installed: InstalledBundle) -> Bundle:
+    """The installed bundle as OLM v1's fallback keeps it: from the cluster, no catalog has it
+    (the installed revision's own content stays applied)."""
+    return Bundle(
+        name=installed_name(installed),
+        package=installed.package,
+        version=installed.version,
+        image="",
+        catalog=CLUSTER_CATALOG,
+        source="the cluster",
+    )
+
+
 class OLMv1Rules:
     """Which candidates, in which order, and why none: OLM v1's answers."""
 
@@ -197,7 +247,10 @@ class OLMv1Rules:
 
     @staticmethod
     def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
-        return list(extension_outcome(requirement, context).candidates)
+        outcome = extension_outcome(requirement, context)
+        if outcome.fell_back:
+            context.warn(outcome.fallback_note())
+        return list(outcome.candidates)
 
     @staticmethod
     def why_none(requirement: RequiredPackage, context: ResolutionContext) -> str:

@@ -7,9 +7,10 @@ constraint, no channel or version constraint at all.
 Each is proposed only when OLM v1's rules pick a bundle with it; the explanation then
 re-resolves the changed request before showing it, as every suggestion. They come ranked by how
 little of the request they change — what the user asked for (the version, the channels) kept
-first — so the one screen of text, which shows the first few, shows the same ones JSON lists
-first. A policy change that OLM v1 would accept but whose bundles need APIs no catalog provides
-is not offered; advice says so instead of staying silent.
+first — and JSON lists them in that order; the text shows those that keep the version range
+first (``Suggestion.keeps_asked``), so advice ranked among them, or a version change, never
+pushes them off the one screen. A policy change that OLM v1 would accept but whose bundles
+need APIs no catalog provides is not offered; advice says so instead of staying silent.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from deppy.catalog.semver import Version, VersionError
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 from deppy.catalog.semver.release import version_release_key
 from deppy.resolution.context import ResolutionContext
+from deppy.resolution.installed import CLUSTER_CATALOG
 from deppy.resolution.olmv1.catalogs import NAME_LABEL
 from deppy.resolution.olmv1.rules import extension_outcome
 from deppy.resolution.request import SELF_CERTIFIED, CatalogChoice, ExtensionTerms, RequiredPackage
@@ -115,6 +117,9 @@ def extension_ways_out(
             now = version_release_key(terms.installed.version)
             then = version_release_key(chosen.version)
             move = "downgrade to " if then < now else "upgrade to " if then > now else "keep "
+        if chosen.catalog == CLUSTER_CATALOG:  # OLM v1's fallback (rules.falls_back)
+            kept = f"{chosen.package} {chosen.version}"
+            return f"{lead}keep {kept}: no catalog is left, OLM v1 falls back"
         return f"{lead}{move}{chosen.package} {chosen.version} from catalog {chosen.catalog}"
 
     def propose(

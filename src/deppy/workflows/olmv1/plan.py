@@ -23,6 +23,7 @@ from typing import Any
 from deppy.catalog.olmv1 import DEPENDENCY_PROPERTIES, Refusal, refusal_of
 from deppy.errors import InputError
 from deppy.resolution.answer import Resolution, SelectedBundle
+from deppy.resolution.installed import CLUSTER_CATALOG
 from deppy.resolution.olmv1 import API_VERSION, NAME_LABEL
 from deppy.resolution.request import ExtensionTerms
 
@@ -107,7 +108,8 @@ class PlannedExtension:
         catalog = source.setdefault("catalog", {})
         catalog["packageName"] = self.package
         catalog["version"] = self.version
-        catalog["selector"] = {"matchLabels": {NAME_LABEL: self.catalog}}
+        if self.catalog != CLUSTER_CATALOG:  # OLM v1's fallback: the selector as written
+            catalog["selector"] = {"matchLabels": {NAME_LABEL: self.catalog}}
         return data
 
 

@@ -43,6 +43,8 @@ class ExtensionUpgrade:
     candidates: tuple[Bundle, ...]  # what the next resolution may pick, best first
     path: tuple[Bundle, ...]  # one bundle per reconciliation, the first is the next move
     error: str | None  # OLM v1's message when it finds no bundle
+    # OLM v1 found no bundle and its controller keeps the installed one (``fell_back``)
+    fell_back: bool = False
     # the bundle OLM v1 chooses next and refuses (the walk stops before it), and why
     refused: Bundle | None = None
     refusal: Refusal | None = None
@@ -122,6 +124,7 @@ def extension_upgrades(
                 error=None if first.chosen is not None else first.error(requirement.package),
                 refused=refused[0],
                 refusal=refused[1],
+                fell_back=first.fell_back,
             )
         )
     return reports
