@@ -33,7 +33,7 @@ def plain_yaml_documents(documents: list[Any], *, width: int = 100) -> str:
 
     dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-    class Plain(dumper):  # type: ignore[misc,valid-type]
+    class Plain(dumper):  # type: ignore[misc]
         def ignore_aliases(self, data: Any) -> bool:
             return True
 
