@@ -4,13 +4,18 @@ and a Deployment OpenShift's restricted SCC admits with ``--openshift``."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from deppy.cluster.oci.reference import image_reference
 from deppy.controller.install.manifests import all_manifests
+from deppy.errors import InputError
 from tests.controller_env import DEPPY
 
 DIGEST = "sha256:" + "ab" * 32
@@ -143,3 +148,44 @@ def test_openshift_leaves_the_user_and_group_to_the_scc() -> None:
     security = plain["containers"][0]["securityContext"]
     assert (security["runAsUser"], security["runAsGroup"]) == (65532, 65532)
     assert all_manifests(image=image, openshift=True)[:-2] == all_manifests(image=image)[:-2]
+
+
+# The distribution reference grammar as docker's reference package writes it (regexp.go): the
+# oracle every accepted --image must match (deppy's check is stricter on digests and ports).
+_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN = rf"(?:{_COMPONENT}(?:\.{_COMPONENT})*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?"
+_NAME = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+REFERENCE = re.compile(
+    rf"(?:{_DOMAIN}/)?{_NAME}(?:/{_NAME})*(?::\w[\w.-]{{0,127}})?"
+    r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,})?"
+)
+SEEDS = [
+    "registry.example.com:5000/team/deppy:0.1.0@" + DIGEST,
+    "docker://quay.io/acme/deppy:1",
+    "oci:dist/image:0.1.0",
+    "localhost/deppy@sha256:…",
+    "deppy",
+]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.text(max_size=80),
+        st.sampled_from(SEEDS).flatmap(
+            lambda seed: st.tuples(
+                st.integers(0, len(seed)), st.integers(0, 3), st.text(max_size=4)
+            ).map(lambda cut: seed[: cut[0]] + cut[2] + seed[cut[0] + cut[1] :])
+        ),
+    )
+)
+def test_any_image_text_is_a_reference_or_one_line(text: str) -> None:
+    """The campaign's --image inputs as a generator: accepted only what the grammar allows,
+    anything else one printable line naming --image, never another exception."""
+    try:
+        assert image_reference(text) == text
+    except InputError as error:
+        message = str(error)
+        assert message.startswith("--image ") and message.isprintable(), message
+    else:
+        assert REFERENCE.fullmatch(text), text
