@@ -29,6 +29,7 @@ $(STAMP): pyproject.toml uv.lock | $(UV)
 	touch $(RUNTIME) $(STAMP)
 
 $(IMAGE_TOOLS): | $(UV)
+	@echo "image: the build's tools (pypa's installer, cyclonedx-bom) into $(TOOLS) …"
 	$(TOOLS)/bin/pip install --quiet installer==1.1.0 cyclonedx-bom==7.5.0
 	touch $(IMAGE_TOOLS)
 

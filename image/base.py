@@ -6,6 +6,12 @@ package's copyright), man pages, info, locales. A hook adds the user ``deppy`` (
 with its home, the empty virtual environment /opt/deppy (Debian's python3 makes it, so its
 ``bin/python`` points at /usr/bin/python3), and compiles the standard library's .pyc with
 unchecked hashes (they then do not depend on file times, which the layer sets to the commit's).
+
+The home is the one directory deppy writes outside /tmp (its store and parsed-catalog cache):
+owned by 65532 and by group 0, group-writable (0770), so the image also works as any uid in
+group 0, as OpenShift's restricted SCC runs it (OpenShift's image guidelines). apt's sources
+are left out of the layer: the image has no apt, and a mirror's URL ($DEPPY_IMAGE_MIRROR) may
+carry credentials that must not be published.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ _INCLUDED = ["/usr/share/doc/*/copyright"]
 _HOOK = f"""set -e
 echo 'deppy:x:{USER_ID}:{USER_ID}:deppy:{HOME}:/usr/sbin/nologin' >> "$1/etc/passwd"
 echo 'deppy:x:{USER_ID}:' >> "$1/etc/group"
-mkdir -p "$1{HOME}" && chown {USER_ID}:{USER_ID} "$1{HOME}" && chmod 0750 "$1{HOME}"
+mkdir -p "$1{HOME}" && chown {USER_ID}:0 "$1{HOME}" && chmod 0770 "$1{HOME}"
 chroot "$1" /usr/bin/python3 -m venv --without-pip {VENV}
 chroot "$1" env PYTHONHASHSEED=0 /usr/bin/python3 -m compileall -q -f \
     --invalidation-mode unchecked-hash /usr/lib/python3.11 /usr/lib/python3/dist-packages
@@ -44,8 +50,9 @@ rm -rf "$1"/var/log/* "$1"/var/cache/debconf/*-old "$1"/var/lib/dpkg/*-old \
 """
 
 
-# mmdebstrap leaves apt's (empty) folders behind whatever the hook does; the image has no apt
-LEFT_OUT = ("var/lib/apt", "var/cache/apt")
+# mmdebstrap leaves apt's (empty) folders and its sources (the mirrors' URLs) behind whatever the
+# hook does; the image has no apt
+LEFT_OUT = ("var/lib/apt", "var/cache/apt", "etc/apt")
 
 
 def recipe() -> list[str]:

@@ -6,10 +6,13 @@ Three layers, each cached apart so a source change rebuilds only the last one:
    that changed the recipe;
 2. deps: uv.lock's runtime wheels in /opt/deppy (python_env.py), keyed by the locked
    requirements; dated by the last commit that changed uv.lock;
-3. deppy: deppy's wheel built from the checkout, and the SBOM (sbom.py); dated by HEAD.
+3. deppy: deppy's wheel built from the checkout, and the SBOM (sbom.py, made again only when
+   what it lists changed); dated by HEAD.
 
 Nothing is pulled from an image registry. Same checkout, same caches or not: same manifest
-digest. Prints each step with its time, and the image's reference and digest last.
+digest. Prints each step as it starts, every half minute while it runs, and its time
+(progress.py), and the image's reference and digest last. The source label is a URL without
+credentials, or absent (provenance.py).
 """
 
 from __future__ import annotations
@@ -27,32 +30,21 @@ import tomllib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import base
 import layers
+import progress
+import provenance
 import python_env
 import sbom
+from progress import step
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 SBOM_LABEL = "deppy.image.sbom"
-T = TypeVar("T")
 OCI = "application/vnd.oci.image"
-
-
-def step(name: str, action: Callable[[], T]) -> T:
-    """``action``, announced with how long it took (a failure says which step it was)."""
-    started = time.monotonic()
-    print(f"image: {name} …", file=sys.stderr, flush=True)
-    try:
-        result = action()
-    except SystemExit as failure:
-        raise SystemExit(f"image: step '{name}' failed after {time.monotonic() - started:.1f} s: "
-                         f"{failure.code}") from None  # fmt: skip
-    print(f"image: {name}: {time.monotonic() - started:.1f} s", file=sys.stderr, flush=True)
-    return result
 
 
 def git(*arguments: str) -> str:
@@ -108,7 +100,8 @@ def _key(*parts: str) -> str:
 
 def build(out: Path, cache: Path) -> tuple[str, str]:
     """The image at ``out`` (an OCI layout); returns its tag and manifest digest."""
-    check_requirements()
+    step("mmdebstrap and git", check_requirements)
+    source = _source()  # before the long steps: a DEPPY_IMAGE_SOURCE that is no URL stops here
     uv = REPOSITORY / ".venv-tools" / "bin" / "uv"
     project = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"]
     version = project["version"]
@@ -120,8 +113,9 @@ def build(out: Path, cache: Path) -> tuple[str, str]:
 
     base_key, base_epoch = _key(*base.recipe()), commit_time("image/base.py")
     base_tar = step("Debian base (mmdebstrap)", lambda: _base_tar(cache, base_key, base_epoch))
+    base_layer_key = f"base-{base_key}-{_key(*base.LEFT_OUT)}-{base_epoch}"
     base_blob = step("base layer", lambda: _layer_from_cache(
-        cache, f"base-{base_key}-{base_epoch}", lambda: _base_layer(base_tar, base_epoch, blobs)
+        cache, base_layer_key, lambda: _base_layer(base_tar, base_epoch, blobs)
     ))  # fmt: skip
 
     requirements = step("uv.lock's requirements",
@@ -147,9 +141,9 @@ def build(out: Path, cache: Path) -> tuple[str, str]:
     )
     app_tree = step("deppy installed", lambda: python_env.install_wheels([wheel], cache / "app"))
     status = _dpkg_status(base_tar)
-    document = step("SBOM (cyclonedx-py + dpkg status)", lambda: sbom.image_bom(
-        [deps_tree / "lib/python3.11/site-packages", app_tree / "lib/python3.11/site-packages"],
-        REPOSITORY / "pyproject.toml", status, epoch))  # fmt: skip
+    sites = [deps_tree / "lib/python3.11/site-packages", app_tree / "lib/python3.11/site-packages"]
+    document = step("SBOM (cyclonedx-py + dpkg status)", lambda: _sbom_from_cache(
+        cache, sites, REPOSITORY / "pyproject.toml", status, epoch))  # fmt: skip
     sbom_file = app_tree / sbom.PATH_IN_IMAGE.removeprefix(python_env.VENV + "/")
     sbom_file.parent.mkdir(parents=True, exist_ok=True)
     sbom_file.write_bytes(document)
@@ -160,13 +154,15 @@ def build(out: Path, cache: Path) -> tuple[str, str]:
         "org.opencontainers.image.title": "deppy",
         "org.opencontainers.image.version": version,
         "org.opencontainers.image.revision": revision,
-        "org.opencontainers.image.source": _source(),
         "org.opencontainers.image.created": _iso(epoch),
         "org.opencontainers.image.licenses": str(project.get("license", "NOASSERTION")),
         SBOM_LABEL: sbom.PATH_IN_IMAGE,
     }  # fmt: skip
+    if source is not None:  # a clone of a local directory has no URL to give
+        labels["org.opencontainers.image.source"] = source
+    debian = f"mmdebstrap: Debian {base.SUITE}'s Essential set, {', '.join(base.PACKAGES)}"
     history = [
-        ("mmdebstrap: Debian bookworm's Essential set, python3, ca-certificates", base_epoch),
+        (debian, base_epoch),
         ("uv.lock's runtime wheels in /opt/deppy", deps_epoch),
         (f"deppy {version} and its SBOM", epoch),
     ]
@@ -195,15 +191,37 @@ def _dpkg_status(base_tar: Path) -> str:
         return member.read().decode()
 
 
-def _source() -> str:
-    """Where the source is: $DEPPY_IMAGE_SOURCE, else git's origin, else the project's name."""
-    configured = os.environ.get("DEPPY_IMAGE_SOURCE")
-    if configured:
-        return configured
-    try:
-        return git("remote", "get-url", "origin")
-    except subprocess.CalledProcessError:
-        return "deppy"
+def _sbom_from_cache(
+    cache: Path, sites: list[Path], pyproject: Path, status: str, epoch: int
+) -> bytes:
+    """The SBOM, made again only when what it lists changed: every distribution's RECORD (the
+    hash of each of its files) and METADATA, dpkg's status, pyproject.toml, the commit's time,
+    sbom.py itself and cyclonedx-py's version (an unchanged rebuild spent most of its time
+    remaking it)."""
+    inputs = hashlib.sha256()
+    for path in sorted(p for site in sites for p in site.glob("*.dist-info/*")
+                       if p.name in ("RECORD", "METADATA")):  # fmt: skip
+        inputs.update(f"{path.parent.name}/{path.name}\0".encode() + path.read_bytes())
+    for part in (status.encode(), pyproject.read_bytes(), str(epoch).encode(),
+                 Path(sbom.__file__).read_bytes(), sbom.tool_version().encode()):  # fmt: skip
+        inputs.update(hashlib.sha256(part).digest())
+    kept = cache / "sbom" / f"{inputs.hexdigest()[:24]}.cdx.json"
+    if kept.exists() and not os.environ.get("DEPPY_IMAGE_FRESH_LAYERS"):
+        progress.say("SBOM: its inputs did not change, the one made before is kept")
+        return kept.read_bytes()
+    document = sbom.image_bom(sites, pyproject, status, epoch)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    partial = kept.with_suffix(".partial")
+    partial.write_bytes(document)
+    partial.replace(kept)
+    return document
+
+
+def _source() -> str | None:
+    """The source label: $DEPPY_IMAGE_SOURCE, else git's origin, as a URL without credentials
+    (provenance.py); None when there is no URL to give."""
+    origin = provenance.origin_url(REPOSITORY)
+    return provenance.source_label(os.environ.get("DEPPY_IMAGE_SOURCE"), origin)
 
 
 def _iso(epoch: int) -> str:

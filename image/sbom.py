@@ -5,10 +5,15 @@ The Python part is cyclonedx-py's (``environment``, reproducible: no serial numb
 commit's time as its timestamp), run on a stand-in environment holding the image's .dist-info
 directories; the Debian packages are added to it as ``pkg:deb`` components, and the result is
 checked against CycloneDX's schema by cyclonedx-python-lib before it goes in.
+
+The root component (what the document describes) is deppy, named by the Python distribution
+it is, ``pkg:pypi/deppy@VERSION``: the image's own name, ``pkg:oci/deppy@sha256:…``, would need
+the image's digest, which cannot be known inside the image (the digest covers this document).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -70,9 +75,16 @@ def python_bom(site_packages: list[Path], pyproject: Path, epoch: int) -> dict[s
     return document
 
 
+def tool_version() -> str:
+    """cyclonedx-py's version: part of what the document depends on (build.py's cache key)."""
+    return importlib.metadata.version("cyclonedx-bom")
+
+
 def image_bom(site_packages: list[Path], pyproject: Path, dpkg_status: str, epoch: int) -> bytes:
     """The whole document, validated, as stable bytes."""
     document = python_bom(site_packages, pyproject, epoch)
+    root = document["metadata"]["component"]
+    root.setdefault("purl", f"pkg:pypi/{root['name']}@{quote(root['version'], safe='')}")
     components = document.setdefault("components", [])
     components += [_debian_component(p) for p in debian_packages(dpkg_status)]
     components.sort(key=lambda c: (c.get("purl", ""), c["name"]))

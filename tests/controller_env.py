@@ -24,6 +24,8 @@ from tests.ports import free_port, shared_path
 ROOT = Path(__file__).resolve().parents[1]
 DEPPY = str(Path(sys.executable).with_name("deppy"))
 WAIT = 90.0
+# The Deployment's image (no kubelet runs it here: the tests start the controller themselves)
+TEST_IMAGE = "registry.example:5000/deppy@sha256:" + "0f" * 32
 
 
 def install(kube: KubeCluster) -> None:
@@ -34,8 +36,9 @@ def install(kube: KubeCluster) -> None:
     kube.kubectl("apply", "-f", "-", input=crds)
     kube.kubectl("wait", "--for", "condition=established", "crd", "--all", "--timeout=120s")
     objects = subprocess.run(
-        [DEPPY, "manifests", "--only", "objects"], check=True, capture_output=True, text=True
-    ).stdout
+        [DEPPY, "manifests", "--only", "objects", "--image", TEST_IMAGE],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
     kube.kubectl("apply", "-f", "-", input=objects)
 
 

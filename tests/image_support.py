@@ -29,6 +29,11 @@ CACHE = ROOT / "build" / "image"
 TOOLS_PYTHON = ROOT / ".venv-tools" / "bin" / "python"
 USER = 65532
 HOME = "/home/deppy"
+# What the test builds take as the source (issue 45: a CI clone's URL carries a token); the label
+# must carry only the scheme, host and path
+TOKEN = "glpat-IMAGE-TEST-TOKEN"
+SOURCE_WITH_TOKEN = f"https://gitlab-ci-token:{TOKEN}@gitlab.example.com/deppy/deppy.git?ref=main"
+SOURCE_LABEL = "https://gitlab.example.com/deppy/deppy.git"
 
 
 def image_missing() -> str | None:
@@ -86,11 +91,13 @@ class Built:
 
 
 def build_image(out: Path, *extra: str) -> Built:
-    """``make image``'s builder writing ``out`` (its tools installed first, as make does)."""
+    """``make image``'s builder writing ``out`` (its tools installed first, as make does), its
+    source given with a token in it (SOURCE_WITH_TOKEN)."""
     subprocess.run(["make", "-s", "image-tools"], cwd=ROOT, check=True, capture_output=True)
     done = subprocess.run(
         [str(TOOLS_PYTHON), "image/build.py", "--out", str(out), *extra],
         cwd=ROOT, capture_output=True, text=True, timeout=1800,
+        env={**os.environ, "DEPPY_IMAGE_SOURCE": SOURCE_WITH_TOKEN},
     )  # fmt: skip
     if done.returncode != 0:
         raise AssertionError(f"the image build failed:\n{done.stderr[-6000:]}")
@@ -150,13 +157,19 @@ class Image:
         env: dict[str, str] | None = None,
         workdir: str | None = None,
         program: str = "deppy",
+        user: str | None = None,
+        home: Path | None = None,
     ) -> list[str]:
         """bwrap's command line running ``args`` (after the entrypoint) in the image;
         ``binds``: host paths mounted read-only at paths under /tmp; ``env`` on top of the
-        image's; ``workdir`` instead of its own; ``program`` instead of the entrypoint."""
-        uid, gid = self.user.split(":")
+        image's; ``workdir`` instead of its own; ``program`` instead of the entrypoint;
+        ``user`` (UID:GID) instead of the image's; ``home``: a host directory mounted writable
+        at the home instead of an empty one (a copy of the image's own, with its owner and
+        mode: the home a container runtime gives without a volume there)."""
+        uid, gid = (user or self.user).split(":")
+        own_home = ["--bind", str(home), self.workdir] if home else ["--tmpfs", self.workdir]
         line = ["bwrap", "--ro-bind", str(self.rootfs), "/", "--proc", "/proc", "--dev", "/dev",
-                "--tmpfs", "/tmp", "--tmpfs", self.workdir, "--unshare-all", "--uid", uid,
+                "--tmpfs", "/tmp", *own_home, "--unshare-all", "--uid", uid,
                 "--gid", gid, "--cap-drop", "ALL", "--die-with-parent", "--chdir",
                 workdir or self.workdir,
                 "--clearenv"]  # fmt: skip

@@ -82,7 +82,7 @@ def test_every_crd_is_structural_with_status_and_columns() -> None:
 
 
 def test_manifests_bring_the_seed_defaults() -> None:
-    docs = all_manifests()
+    docs = all_manifests(image="registry.example/deppy:0.1.0")
     classes = {d["metadata"]["name"]: d for d in docs if d["kind"] == "InputClass"}
     seed = {"subscription", "force", "minimal-version", "dry-run", "dry-run-next"}
     assert set(classes) == seed | {"olm-v1"}

@@ -28,6 +28,8 @@ from deppy.workflows.catalog_loading import load_catalogs
 from tests.conftest import free_port, shared_path
 from tests.controller_env import Controller, catalog_object, client, condition, install, wait_for
 from tests.image_support import (
+    SOURCE_LABEL,
+    TOKEN,
     Built,
     Image,
     Steps,
@@ -239,11 +241,20 @@ def test_pushed_image_config_user_entrypoint_labels_and_sbom(
         head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                               cwd=Path(__file__).parents[1]).stdout.strip()  # fmt: skip
         assert labels["org.opencontainers.image.revision"].startswith(head)
-        assert labels["org.opencontainers.image.source"]
         assert labels["org.opencontainers.image.created"].endswith("Z")
+    with steps.step("the source label and annotation: the URL without its token (issue 45)"):
+        assert labels["org.opencontainers.image.source"] == SOURCE_LABEL
+        manifest, whole = manifest_and_config(built.layout, built.tag)
+        assert manifest["annotations"]["org.opencontainers.image.source"] == SOURCE_LABEL  # type: ignore[index]
+        for path in built.layout.rglob("*"):
+            if path.is_file() and path.stat().st_size < 1 << 20:  # index, manifest, config
+                assert TOKEN.encode() not in path.read_bytes(), path
+        history = [h["created_by"] for h in whole["history"]]  # type: ignore[attr-defined]
+        assert "libstdc++6" in history[0] and "python3" in history[0], history
     with steps.step("the SBOM lists every Debian package and Python distribution"):
         document = json.loads((image.rootfs / labels[SBOM_LABEL].lstrip("/")).read_text())
         root = document["metadata"]["component"]  # deppy itself
+        assert root["purl"] == f"pkg:pypi/deppy@{built.tag}"
         listed = {(c["name"], c["version"]) for c in [root, *document["components"]]}
         dpkg = subprocess.run(
             ["dpkg-query", f"--admindir={image.rootfs}/var/lib/dpkg", "-W", "-f",
@@ -268,16 +279,68 @@ def test_small_and_without_compilers_docs_or_apt_lists(built: Built, image: Imag
     compressed = sum(layer["size"] for layer in manifest["layers"])  # type: ignore[attr-defined]
     assert compressed <= 200 * 1024 * 1024, compressed
     for absent in ("usr/bin/gcc", "usr/bin/cc", "usr/bin/apt-get", "usr/share/man",
-                   "var/lib/apt/lists", "root/.cache"):  # fmt: skip
-        assert not (image.rootfs / absent).exists(), absent
+                   "var/lib/apt/lists", "root/.cache", "etc/apt"):  # fmt: skip
+        assert not (image.rootfs / absent).exists(), absent  # etc/apt: the mirrors' URLs
     docs = {p.name for p in (image.rootfs / "usr/share/doc").rglob("*") if p.is_file()}
     assert docs == {"copyright"}, docs
     pyc = list((image.rootfs / "opt/deppy/lib/python3.11/site-packages/deppy").rglob("*.pyc"))
     assert pyc and all(p.read_bytes()[4:8] == b"\x01\x00\x00\x00" for p in pyc)  # unchecked hash
 
 
+def test_any_uid_in_group_0_writes_its_home_as_openshift_runs_it(
+    image: Image, tmp_path: Path
+) -> None:
+    """OpenShift's restricted SCC runs a pod as an arbitrary uid in group 0: the image's home
+    (owned by 65532 and group 0, group-writable) takes its store; a home it may not enter is
+    the store's one line, never a PermissionError traceback (issue 45, item 10)."""
+    steps = Steps()
+    openshift = "1000680000:0"
+    inside = image.rootfs / "home/deppy"
+    with steps.step("the home: 65532, group 0, 0770"):
+        info = inside.stat()
+        assert (info.st_uid, info.st_gid, oct(info.st_mode & 0o7777)) == (65532, 0, "0o770")
+    home = tmp_path / "home"
+    subprocess.run(["cp", "-a", str(inside), str(home)], check=True)  # owner and mode kept
+    binds = {JAEGER: "/tmp/catalogs/jaeger"}
+
+    def deppy(
+        *args: str, program: str = "deppy", workdir: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return image.run(
+            *args, user=openshift, home=home, binds=binds, program=program, workdir=workdir
+        )
+
+    with steps.step("catalog add, list, search and resolve as uid 1000680000:0"):
+        for args in (("catalog", "add", "jaeger", "/tmp/catalogs/jaeger"), ("catalog", "list"),
+                     ("search", "jaeger"), ("resolve", "--require", "jaeger-product")):  # fmt: skip
+            done = deppy(*args)
+            assert done.returncode == 0, (args, done.stderr)
+            assert "Traceback" not in done.stderr
+        assert "jaeger-product" in done.stdout
+    with steps.step("deppy approve's name for a uid with no account"):
+        script = "from deppy.controller.approval_command import approver; print(approver())"
+        done = deppy("-c", script, program="python3")
+        assert done.stdout == "uid 1000680000\n", done.stderr
+    with steps.step("a home it may not enter (the image's 0750 of before): one line"):
+        os.chown(home, 65532, 65532)
+        home.chmod(0o750)
+        done = deppy("catalog", "list", workdir="/tmp")  # bwrap cannot enter it, podman can
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert done.stderr == (
+            "deppy: error: /home/deppy/.local/share/deppy: cannot use the catalog store "
+            "directory: Permission denied; set DEPPY_HOME to a writable directory\n"
+        )
+
+
 def test_two_builds_of_one_tree_give_one_digest(built: Built, tmp_path: Path) -> None:
     steps = Steps()
+    with steps.step("a build from the caches says each step and keeps the SBOM"):
+        cached = build_image(tmp_path / "cached")
+        assert cached.digest == built.digest, cached.log
+        started = [line for line in cached.log.splitlines() if line.endswith(" …")]
+        timed = [line for line in cached.log.splitlines() if line.endswith(" s")]
+        assert len(started) >= 8 and len(timed) >= len(started), cached.log
+        assert "SBOM: its inputs did not change, the one made before is kept" in cached.log
     with steps.step("a second build, every layer made again"):
         os.environ["DEPPY_IMAGE_FRESH_LAYERS"] = "1"
         try:

@@ -114,8 +114,9 @@ class InputError(DeppyError):
 def unusable_path(error: OSError) -> InputError | None:
     """The user's error an OSError stands for when it says a path cannot name a file at all —
     a name in it longer than the file system allows (255 bytes: ENAMETOOLONG), or a loop of
-    symbolic links (ELOOP) — wherever deep in a command it was opened or looked at; None for
-    any other OSError (a bug or the machine's, not the input's).
+    symbolic links (ELOOP) — or that this user may not use it (EACCES: :func:`denied`),
+    wherever deep in a command it was opened or looked at; None for any other OSError (a bug or
+    the machine's, not the input's).
 
     The CLI's group turns such an error into its one line and exit 2: one rule for every path
     a user gives (``--catalog``, ``validate``, ``--cluster``, a request file's
@@ -123,10 +124,14 @@ def unusable_path(error: OSError) -> InputError | None:
     requests; the controller reports an OSError of a Catalog's path as ``LoadFailed``.)"""
     import errno
 
-    if error.errno not in (errno.ENAMETOOLONG, errno.ELOOP) or error.filename is None:
+    if error.errno not in (errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES):
+        return None
+    if error.filename is None:
         return None
     name = error.filename
     where = name.decode("utf-8", "backslashreplace") if isinstance(name, bytes) else str(name)
+    if error.errno == errno.EACCES:
+        return denied(where)
     if error.errno == errno.ENAMETOOLONG:
         return InputError(
             where,
@@ -134,6 +139,19 @@ def unusable_path(error: OSError) -> InputError | None:
             "give a shorter path",
         )
     return InputError(where, "too many levels of symbolic links", "give a path that resolves")
+
+
+def denied(where: str) -> InputError:
+    """A path this process may not read, write or look into (EACCES): the user's to fix, never a
+    traceback. An image run as another uid than the one its home belongs to (OpenShift runs
+    each pod as an arbitrary uid in group 0) meets it first at the store under ``$HOME``."""
+    import os
+
+    return InputError(
+        where,
+        f"permission denied to this user (uid {os.getuid()}, gid {os.getgid()})",
+        "give it access, or use another path (DEPPY_HOME for deppy's store and cache)",
+    )
 
 
 def special_file(mode: int) -> str | None:

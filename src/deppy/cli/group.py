@@ -36,6 +36,18 @@ def _empty_value(arg: object) -> bool:
     return arg == "" or (arg.startswith("--") and arg.find("=") == len(arg) - 1)
 
 
+# Options that are no path, whose own check says what an empty value should have been
+_OWN_EMPTY_CHECK = ("--image",)
+
+
+def _checks_its_own(given: list[Any], number: int) -> bool:
+    """Whether argument ``number`` (1-based) is the value of an option in _OWN_EMPTY_CHECK."""
+    arg = given[number - 1]
+    if isinstance(arg, str) and arg.partition("=")[0] in _OWN_EMPTY_CHECK:
+        return True
+    return number > 1 and given[number - 2] in _OWN_EMPTY_CHECK
+
+
 class DeppyGroup(click.Group):
     """Turns a ``DeppyError`` raised anywhere below into its one-line message and exit 2, and
     Ctrl-C (or SIGTERM) into one line and exit 130 (143): see ``deppy.cli.exit_codes``.
@@ -56,7 +68,7 @@ class DeppyGroup(click.Group):
                     err=True,
                 )
                 sys.exit(EXIT_INPUT_ERROR)
-            if _empty_value(arg):
+            if _empty_value(arg) and not _checks_its_own(given, number):
                 before = given[number - 2] if number > 1 and arg == "" else ""
                 where = (
                     f"{before} ''" if isinstance(before, str) and before.startswith("-")

@@ -15,10 +15,22 @@ from deppy.controller.runner import api_client
 from deppy.errors import InputError
 
 
+def approver() -> str:
+    """Who approves: the login name, or ``uid N`` for a uid with no account (an image run as an
+    arbitrary uid, as OpenShift runs it, has no passwd entry: getuser raised KeyError)."""
+    import os
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}"
+
+
 def approve_instance(kubeconfig: str | None, namespace: str, name: str, message: str) -> str:
     where = f"Instance {namespace}/{name}"
     kube = Kube(api_client(kubeconfig))  # a kubeconfig that cannot be used: one line
-    text = f"{message} (by {getpass.getuser()})"
+    who = approver()
+    text = f"{message} (by {who})"
 
     def compute(current: Body) -> Body:
         found = condition(current, SUPERSEDED)
@@ -42,5 +54,5 @@ def approve_instance(kubeconfig: str | None, namespace: str, name: str, message:
             where, "no such Instance", f"list them: kubectl get instances -n {namespace}"
         )
     # the one who acts tells: kubectl describe shows who approved, beside the proposal
-    Recorder(kube, instance=getpass.getuser()).post(done, "Approved", f"ApprovedByUser: {text}")
+    Recorder(kube, instance=who).post(done, "Approved", f"ApprovedByUser: {text}")
     return f"{where} approved"

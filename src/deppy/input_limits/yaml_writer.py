@@ -22,3 +22,20 @@ def yaml_text(data: Any, *, width: int = 100, allow_unicode: bool = False) -> st
         data, Dumper=dumper, sort_keys=False, width=width, allow_unicode=allow_unicode
     )
     return text
+
+
+def plain_yaml_documents(documents: list[Any], *, width: int = 100) -> str:
+    """``documents`` as YAML documents separated by ``---``, every value written where it
+    stands: no anchors and aliases (``&id001``/``*id001``) where the data shares an object, as
+    manifests do (one label set for a Deployment's selector and its pods). kubectl reads
+    aliases, but a person reading or diffing manifests, and some tools, should not meet them."""
+    import yaml
+
+    dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+    class Plain(dumper):  # type: ignore[misc]
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    text: str = yaml.dump_all(documents, Dumper=Plain, sort_keys=False, width=width)
+    return text

@@ -196,7 +196,15 @@ def open_for_reading(path: Path, *, immutable: bool = False) -> sqlite3.Connecti
     ``immutable``: a file nobody writes again (a parsed-catalog cache entry, replaced only by a
     rename), read without locks or a WAL index beside it.
     """
-    if not path.is_file():
+    try:
+        exists = path.is_file()
+    except OSError as error:  # a home this user may not look into (an image run as another uid)
+        raise StoreError(
+            str(path.parent),
+            f"cannot use the catalog store directory: {error.strerror}",
+            "set DEPPY_HOME to a writable directory",
+        ) from None
+    if not exists:
         return None
     with translated_errors(path):
         if immutable:

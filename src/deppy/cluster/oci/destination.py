@@ -71,22 +71,23 @@ class LayoutDestination:
 Destination = RegistryDestination | LayoutDestination
 
 
-def _is_host(component: str) -> bool:
+def is_host(component: str) -> bool:
     """What the distribution reference takes for a registry host rather than a path."""
     return "." in component or ":" in component or component == "localhost"
+
+
+_TAG_RULE = "a tag is up to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-'"
 
 
 def _tag(text: str, tag: str, where: str) -> str:
     if not TAG.fullmatch(tag):
         raise InputError(
-            f"{where} {shown(text)}",
-            f"tag {excerpt(tag)} is not a valid tag",
-            "a tag is up to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-'",
+            f"{where} {shown(text)}", f"tag {excerpt(tag)} is not a valid tag", _TAG_RULE
         )
     return tag
 
 
-def _port_problem(host: str) -> str | None:
+def port_problem(host: str) -> str | None:
     """Why the port of HOST[:PORT] cannot be one (0, or past 65535), or None."""
     port = host.rpartition(":")[2] if ":" in host.rpartition("]")[2] else ""
     if port and (len(port) > 5 or not 0 < int(port) <= 65535):
@@ -114,16 +115,30 @@ def _registry(text: str, rest: str, where: str) -> RegistryDestination:
         raise InputError(place, "a digest cannot be pushed to", "give a tag, or none")
     host, _, path = rest.partition("/")
     if not path:
-        if not host or _is_host(host):
+        if not host or is_host(host):
             raise InputError(place, "no repository", f"write {FORMS}")
         host, path = DOCKER_HUB, rest
-    elif not _is_host(host):
+    elif not is_host(host):
         host, path = DOCKER_HUB, rest
+    checked_host(host, place, FORMS)
+    name, tag = checked_repository(path, place)
+    if host == DOCKER_HUB and "/" not in name:
+        name = f"library/{name}"
+    return RegistryDestination(host, name, tag, text)
+
+
+def checked_host(host: str, place: str, forms: str) -> None:
+    """An InputError at ``place`` unless ``host`` is HOST[:PORT] with a port in range."""
     if not HOST.fullmatch(host):
-        raise InputError(place, f"{excerpt(host)} is not a registry host", f"write {FORMS}")
-    port = _port_problem(host)
+        raise InputError(place, f"{excerpt(host)} is not a registry host", f"write {forms}")
+    port = port_problem(host)
     if port is not None:
-        raise InputError(place, port, f"write {FORMS}")
+        raise InputError(place, port, f"write {forms}")
+
+
+def checked_repository(path: str, place: str) -> tuple[str, str | None]:
+    """REPO[:TAG] split into the repository and the tag (None without one), each checked by
+    the distribution grammar; an InputError at ``place`` otherwise."""
     name, colon, tag = path.rpartition(":") if ":" in path else (path, "", "")
     if not REPOSITORY.fullmatch(name):
         raise InputError(
@@ -131,9 +146,9 @@ def _registry(text: str, rest: str, where: str) -> RegistryDestination:
             f"repository {excerpt(name)} is not a valid name",
             "a repository is lowercase letters and digits, separated by '/', '.', '_' or '-'",
         )
-    if host == DOCKER_HUB and "/" not in name:
-        name = f"library/{name}"
-    return RegistryDestination(host, name, _tag(text, tag, where) if colon else None, text)
+    if colon and not TAG.fullmatch(tag):
+        raise InputError(place, f"tag {excerpt(tag)} is not a valid tag", _TAG_RULE)
+    return name, tag if colon else None
 
 
 def parse_destination(text: str, *, where: str = "--resolved-catalog") -> Destination:

@@ -7,6 +7,12 @@ ClusterRole and its binding, a Deployment running ``deppy controller`` (JSON log
 /metrics on its ``metrics`` port; the image's user, a read-only root, no capabilities, the
 runtime's seccomp profile, emptyDirs at /tmp and the home) and a Service in front of that port
 for Prometheus.
+
+The image is the one the cluster's admin pushed (``--image``): no default, since no image named
+``deppy:latest`` exists anywhere a kubelet could pull it from. On OpenShift (``openshift``) the
+Deployment names no user or group: the restricted SCC refuses a fixed ``runAsUser`` and runs
+the pod as an arbitrary uid in group 0 of the namespace's range, which the image allows (its
+home is group 0's and group-writable; the emptyDirs are writable by any uid).
 """
 
 from __future__ import annotations
@@ -16,7 +22,6 @@ from typing import Any
 from deppy.controller.install.crds import API_VERSION, GROUP, all_crds
 
 DEFAULT_NAMESPACE = "deppy-system"
-DEFAULT_IMAGE = "deppy:latest"
 SERVICE_ACCOUNT = "deppy-controller"
 PROVISIONER = "deppy.io/resolver"
 RESOLVESET_CLASS = "deppy.resolveset"
@@ -251,8 +256,20 @@ LABELS = {"app.kubernetes.io/name": "deppy-controller"}
 METRICS_PORT_NAME = "metrics"
 
 
-def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
+def deployment(
+    namespace: str, image: str, replicas: int, *, openshift: bool = False
+) -> dict[str, Any]:
+    """The controller's Deployment; ``openshift``: no fixed user or group (the SCC picks)."""
     labels = LABELS
+    security: dict[str, Any] = {"runAsNonRoot": True}
+    if not openshift:
+        security |= {"runAsUser": IMAGE_USER, "runAsGroup": IMAGE_USER}
+    security |= {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -296,15 +313,7 @@ def deployment(namespace: str, image: str, replicas: int) -> dict[str, Any]:
                                 "requests": {"cpu": "100m", "memory": "256Mi"},
                                 "limits": {"memory": "512Mi"},
                             },
-                            "securityContext": {
-                                "runAsNonRoot": True,
-                                "runAsUser": IMAGE_USER,
-                                "runAsGroup": IMAGE_USER,
-                                "allowPrivilegeEscalation": False,
-                                "readOnlyRootFilesystem": True,
-                                "capabilities": {"drop": ["ALL"]},
-                                "seccompProfile": {"type": "RuntimeDefault"},
-                            },
+                            "securityContext": security,
                             # the only places it writes: temporary files, and the parsed-catalog
                             # cache and store under its home (a read-only root elsewhere)
                             "volumeMounts": [
@@ -349,12 +358,23 @@ def metrics_service(namespace: str) -> dict[str, Any]:
 
 
 def all_manifests(
-    *, namespace: str = DEFAULT_NAMESPACE, image: str = DEFAULT_IMAGE, replicas: int = 2
+    *, image: str, namespace: str = DEFAULT_NAMESPACE, replicas: int = 2, openshift: bool = False
 ) -> list[dict[str, Any]]:
     """In apply order: definitions first, then the objects that need them."""
+    return [*definitions(), *objects(image=image, namespace=namespace, replicas=replicas,
+                                      openshift=openshift)]  # fmt: skip
+
+
+def definitions() -> list[dict[str, Any]]:
+    """deppy's CRDs and kopf's peering CRDs: applied, and established, before the objects."""
+    return [*all_crds(), *peering_crds()]
+
+
+def objects(
+    *, image: str, namespace: str = DEFAULT_NAMESPACE, replicas: int = 2, openshift: bool = False
+) -> list[dict[str, Any]]:
+    """Everything but the definitions, in apply order."""
     return [
-        *all_crds(),
-        *peering_crds(),
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
         {
             "apiVersion": "v1",
@@ -380,6 +400,6 @@ def all_manifests(
         provisioner_class(),
         *olm_v1_classes(),
         peering_object(),
-        deployment(namespace, image, replicas),
+        deployment(namespace, image, replicas, openshift=openshift),
         metrics_service(namespace),
     ]
