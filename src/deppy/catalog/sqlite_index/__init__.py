@@ -1,0 +1,78 @@
+"""Older index images: operator-registry's SQLite index (``/database/index.db``) read as
+``opm render`` reads it, and loaded as a catalog.
+
+Catalog images built before File-Based Catalogs carry one SQLite file (the image label
+``operators.operatorframework.io.index.database.v1`` names it) instead of a ``/configs``
+directory. :func:`index_objects` gives its packages, channels, bundles and deprecations as the
+FBC objects ``opm render`` prints for it (:mod:`.rendering` says where deppy differs);
+:func:`load_sqlite_catalog` loads those objects through the File-Based Catalog loader
+(:func:`deppy.catalog.fbc.load_catalog_documents`), so an index is checked, and its problems
+reported, as any catalog is. The file is opened read-only and immutable and never migrated
+(:mod:`.database`); a file that is no index, or is corrupt, truncated or too large, is one
+:class:`~deppy.errors.InputError` naming ``where``.
+
+Here: the entry points; opening and the tables in ``database``, channel edges in ``channels``,
+the objects in ``rendering``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deppy.catalog.sqlite_index.database import SQLITE_HEADER, is_sqlite_file, opened, read_schema
+from deppy.catalog.sqlite_index.rendering import IndexRead, IndexReader
+
+if TYPE_CHECKING:
+    from deppy.catalog.model import Catalog
+
+__all__ = [
+    "SQLITE_HEADER",
+    "IndexRead",
+    "index_objects",
+    "is_sqlite_file",
+    "load_sqlite_catalog",
+    "read_index",
+]
+
+
+def read_index(path: str | os.PathLike[str], *, where: str) -> IndexRead:
+    """The index's FBC objects and what was left out of them (each a (object, why))."""
+    with opened(Path(path), where) as connection:
+        return IndexReader(connection, read_schema(connection, where)).read()
+
+
+def index_objects(path: str | os.PathLike[str], *, where: str) -> list[dict[str, Any]]:
+    """The FBC objects (``olm.package``, ``olm.channel``, ``olm.bundle``, ``olm.deprecations``)
+    of the SQLite index at ``path``, in ``opm render``'s order: packages by name, each
+    followed by its channels and bundles by name, then its deprecations."""
+    return read_index(path, where=where).objects
+
+
+def load_sqlite_catalog(
+    path: str | os.PathLike[str], *, name: str, priority: int = 0, where: str
+) -> Catalog:
+    """The SQLite index at ``path`` as a catalog named ``name``; ``where`` names it in errors
+    and problems (a path, or an image reference and the file in it)."""
+    import orjson
+
+    from deppy.catalog.fbc import load_catalog_documents
+    from deppy.catalog.model import LoadProblem
+
+    read = read_index(path, where=where)
+    files: dict[str, bytearray] = {}
+    for obj in read.objects:  # one document per package: problems name the package
+        key = obj["name"] if obj["schema"] == "olm.package" else obj["package"]
+        files.setdefault(key, bytearray()).extend(orjson.dumps(obj) + b"\n")
+    catalog = load_catalog_documents(
+        {key: bytes(data) for key, data in files.items()},
+        name=name,
+        priority=priority,
+        where=where,
+    )
+    if not read.problems:
+        return catalog
+    problems = tuple(LoadProblem(where, obj, why) for obj, why in read.problems)
+    return dataclasses.replace(catalog, problems=problems + catalog.problems)
