@@ -62,16 +62,22 @@ def load_sqlite_catalog(
     from deppy.catalog.model import LoadProblem
 
     read = read_index(path, where=where)
-    files: dict[str, bytearray] = {}
-    for obj in read.objects:  # one document per package: problems name the package
-        key = obj["name"] if obj["schema"] == "olm.package" else obj["package"]
-        files.setdefault(key, bytearray()).extend(orjson.dumps(obj) + b"\n")
-    catalog = load_catalog_documents(
-        {key: bytes(data) for key, data in files.items()},
-        name=name,
-        priority=priority,
-        where=where,
-    )
+    # One document per package (problems name it), each object let go once written: the
+    # objects and their JSON are never both whole in memory.
+    files: dict[str, bytes] = {}
+    objects = read.objects
+    objects.reverse()
+    chunks: list[bytes] = []
+    package = ""
+    while objects:  # a package's objects follow it (index_objects' order)
+        obj = objects.pop()
+        if obj["schema"] == "olm.package":
+            package = obj["name"]
+        chunks.append(orjson.dumps(obj) + b"\n")
+        if not objects or objects[-1]["schema"] == "olm.package":
+            files[package] = b"".join(chunks)
+            chunks.clear()
+    catalog = load_catalog_documents(files, name=name, priority=priority, where=where)
     if not read.problems:
         return catalog
     problems = tuple(LoadProblem(where, obj, why) for obj, why in read.problems)
