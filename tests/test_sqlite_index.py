@@ -553,3 +553,36 @@ def test_sqlite_files_are_told_by_their_header_not_their_name(tmp_path: Path) ->
     code, out, err = cli("catalog", "render", str(named))  # an FBC file, read as one
     assert code == 0, err
     assert json.loads(out) == {"schema": "olm.package", "name": "p"}
+
+
+def test_render_of_an_http_catalog_is_the_directory_s_render() -> None:
+    from deppy.data import data_path
+    from tests.fbc_server import fbc_stream, serve_catalog
+
+    directory = data_path("catalog")
+    with serve_catalog(fbc_stream(directory)) as server:
+        code, out, err = cli("catalog", "render", server.url)
+    assert code == 0, err
+    assert out == cli("catalog", "render", str(directory))[1]
+
+
+def test_the_icon_of_the_default_head_and_a_deprecated_head_opm_removed(tmp_path: Path) -> None:
+    index = modern_index(tmp_path / "index.db")
+    icon = base64.b64encode(b"<svg/>").decode()
+    spaced = f"{icon[:4]} {icon[4:]}"  # opm drops spaces when the data will not decode
+    db = sqlite3.connect(index)
+    db.execute(
+        "UPDATE operatorbundle SET csv = ? WHERE name = 'etcd.v0.9.2'",
+        (csv("etcd.v0.9.2", "0.9.2", icon=[{"base64data": spaced, "mediatype": "image/svg+xml"}]),),
+    )
+    # `opm index deprecatetruncate` of a channel head: its channel row goes, its entries stay
+    db.execute("INSERT INTO deprecated VALUES ('backup.v1.0.0')")
+    db.execute("DELETE FROM channel WHERE head_operatorbundle_name = 'backup.v1.0.0'")
+    db.commit()
+    db.close()
+    read = read_index(index, where="x")
+    packages = by_schema(read.objects, "olm.package")
+    assert packages["etcd"]["icon"] == {"base64data": icon, "mediatype": "image/svg+xml"}
+    assert "icon" not in packages["backup"]
+    assert "backup.v1.0.0" not in by_schema(read.objects, "olm.bundle")
+    assert read.problems == []  # opm removed that channel on purpose
