@@ -586,3 +586,14 @@ def test_the_icon_of_the_default_head_and_a_deprecated_head_opm_removed(tmp_path
     assert "icon" not in packages["backup"]
     assert "backup.v1.0.0" not in by_schema(read.objects, "olm.bundle")
     assert read.problems == []  # opm removed that channel on purpose
+
+
+def test_a_bundle_without_a_bundle_path_is_kept_with_an_empty_image(tmp_path: Path) -> None:
+    index = write_index(tmp_path / "index.db", BEFORE_VERSIONS)
+    db = sqlite3.connect(index)
+    db.execute("UPDATE operatorbundle SET bundlepath = NULL WHERE name = 'etcd.v0.9.0'")
+    db.commit()
+    db.close()
+    catalog = load_sqlite_catalog(index, name="old", where=str(index))
+    assert catalog.bundles[("etcd", "etcd.v0.9.0")].image == ""
+    assert not catalog.problems
