@@ -274,21 +274,20 @@ class IndexReader:
                 continue
             if name in heads:
                 icons[name] = _csv(csv_text)
-            found = by_bundle.get(name)
-            if not found:
-                continue
-            built = self.bundle(
-                name, found[0][0], csv_text, manifests, path, version, skip_range,
-                properties.get(name, []), dependencies.get(name, []), related.get(name, []),
-            )  # fmt: skip
-            if built is None:
-                continue
-            bundle_object, skip_range = built
-            for package, channel, membership in found:
-                bundles.setdefault(package, {}).setdefault(name, bundle_object)
-                entries.setdefault((package, channel), []).append(
-                    _entry(name, membership, skip_range)
-                )
+            found = by_bundle.get(name, [])
+            for package in dict.fromkeys(p for p, _, _ in found):  # one package, nearly always
+                built = self.bundle(
+                    name, package, csv_text, manifests, path, version, skip_range,
+                    properties.get(name, []), dependencies.get(name, []), related.get(name, []),
+                )  # fmt: skip
+                if built is None:
+                    break
+                bundle_object, entry_range = built
+                bundles.setdefault(package, {})[name] = bundle_object
+                for _, channel, membership in (m for m in found if m[0] == package):
+                    entries.setdefault((package, channel), []).append(
+                        _entry(name, membership, entry_range)
+                    )
         return IndexRead(
             list(self.objects(packages, channels, bundles, entries, icons, deprecated)),
             self.problems,
