@@ -597,3 +597,20 @@ def test_a_bundle_without_a_bundle_path_is_kept_with_an_empty_image(tmp_path: Pa
     catalog = load_sqlite_catalog(index, name="old", where=str(index))
     assert catalog.bundles[("etcd", "etcd.v0.9.0")].image == ""
     assert not catalog.problems
+
+
+def test_a_bundle_listed_under_two_packages_is_written_for_each(tmp_path: Path) -> None:
+    index = write_index(tmp_path / "index.db", BEFORE_PROPERTIES)
+    db = sqlite3.connect(index)
+    db.execute("INSERT INTO channel_entry VALUES (9, 'stable', 'backup', 'etcd.v0.9.0', NULL, 1)")
+    db.commit()
+    db.close()
+    objects = index_objects(index, where="x")
+    found = [(o["package"], o["name"]) for o in objects if o["schema"] == "olm.bundle"]
+    assert ("backup", "etcd.v0.9.0") in found and ("etcd", "etcd.v0.9.0") in found
+    assert ("olm.package", {"packageName": "backup", "version": "0.9.0"}) in [
+        (p["type"], p["value"])
+        for o in objects
+        if o["schema"] == "olm.bundle" and o["package"] == "backup" and o["name"] == "etcd.v0.9.0"
+        for p in o["properties"]
+    ]
