@@ -1,8 +1,9 @@
 """Older index images: operator-registry's SQLite index read as ``opm render`` reads it
 (issue 46, item 3), and ``deppy catalog render`` (item 5).
 
-The reference is operator-registry's own fixture (tests/data/operator-registry, see its
-README): the SQLite index rendered equal to its FBC twin, property for property. Older schemas
+The reference is operator-registry's own fixtures (tests/data/operator-registry, see its
+README): the SQLite index rendered equal to its FBC twin, property for property, and a real
+index of an older schema (APIs by channel entry) rendered and resolved. Older schemas
 (before the ``properties`` table; before bundles had a version column) are written here with
 the CREATE TABLE statements of operator-registry's migrations of the time.
 """
@@ -614,3 +615,43 @@ def test_a_bundle_listed_under_two_packages_is_written_for_each(tmp_path: Path) 
         if o["schema"] == "olm.bundle" and o["package"] == "backup" and o["name"] == "etcd.v0.9.0"
         for p in o["properties"]
     ]
+
+
+OLD_INDEX = FIXTURES / "indexer" / "bundles.db"
+
+
+def test_operator_registry_s_older_index_renders_its_apis_edges_and_images() -> None:
+    objects = index_objects(OLD_INDEX, where="x")
+    entries = entries_of(objects)
+    assert entries[("alpha", "etcdoperator.v0.9.2")] == {
+        "name": "etcdoperator.v0.9.2",
+        "replaces": "etcdoperator.v0.9.0",
+        "skips": ["etcdoperator.v0.9.1"],
+        "skipRange": "< 0.6.0",
+    }
+    assert entries[("beta", "etcdoperator.v0.9.0")]["replaces"] == "etcdoperator.v0.6.1"
+    etcd = ("etcd.database.coreos.com", "v1beta2")
+    assert props(objects, "etcdoperator.v0.9.2") == [
+        *(("olm.gvk", gvk(*etcd, kind)) for kind in ("EtcdBackup", "EtcdCluster", "EtcdRestore")),
+        ("olm.gvk.required", gvk(*etcd, "EtcdCluster")),
+        ("olm.package", {"packageName": "etcd", "version": "0.9.2"}),
+    ]
+    bundles = by_schema(objects, "olm.bundle")
+    assert "etcdoperator.v0.9.1" not in bundles  # a skipped name, no bundle of the index
+    assert bundles["prometheusoperator.0.22.2"]["image"] == ""
+    assert {i["name"] for i in bundles["etcdoperator.v0.9.2"]["relatedImages"]} == {
+        "",
+        "etcd-v3.4.0",
+        "etcd-3.4.1",
+    }
+    assert all("icon" in p for p in by_schema(objects, "olm.package").values())
+    code, out, err = cli(
+        "resolve", "--catalog", str(OLD_INDEX), "--require", "etcd", "--require", "prometheus",
+        "--require", "strimzi-kafka-operator", "-o", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert {(s["bundle"], s["channel"]) for s in json.loads(out)["selection"]} == {
+        ("etcdoperator.v0.9.2", "alpha"),
+        ("prometheusoperator.0.22.2", "preview"),
+        ("strimzi-cluster-operator.v0.11.1", "stable"),
+    }
