@@ -655,3 +655,42 @@ def test_operator_registry_s_older_index_renders_its_apis_edges_and_images() -> 
         ("prometheusoperator.0.22.2", "preview"),
         ("strimzi-cluster-operator.v0.11.1", "stable"),
     }
+
+
+@pytest.mark.parametrize("catalog", ["embedded", "apps"])
+def test_a_catalog_written_as_an_index_reads_back_the_same(tmp_path: Path, catalog: str) -> None:
+    """What an index can hold comes back as the directory gave it: channels, edges,
+    properties (required ones through the dependencies table), images, bundle deprecations."""
+    from deppy.data import data_path
+    from tests.sqlite_index_writer import write_sqlite_index
+
+    directory = data_path("catalog") if catalog == "embedded" else CLI_APPS
+    original = load_catalog(directory, name="c")
+    index = write_sqlite_index(catalog_objects(original), tmp_path / "index.db")
+    again = load_sqlite_catalog(index, name="c", where=str(index))
+    assert again.problems == original.problems == ()
+    assert comparable(again) == comparable(original)
+
+
+CLI_APPS = Path(__file__).parent / "data" / "olm" / "cli" / "apps"
+
+
+def comparable(catalog: Any) -> list[dict[str, Any]]:
+    """The catalog's objects in the order an index gives them (entries and properties sorted),
+    without what an index cannot hold (a package's description, deprecation messages and
+    deprecations of packages and channels)."""
+    out = []
+    for obj in catalog_objects(catalog):
+        obj.pop("description", None)
+        if obj["schema"] == "olm.deprecations":
+            obj["entries"] = [
+                e["reference"] for e in obj["entries"] if e["reference"]["schema"] == "olm.bundle"
+            ]
+            if not obj["entries"]:
+                continue
+        if obj["schema"] == "olm.channel":
+            obj["entries"].sort(key=lambda e: e["name"])
+        elif obj["schema"] == "olm.bundle":
+            obj["properties"].sort(key=lambda p: (p["type"], json.dumps(p["value"])))
+        out.append(obj)
+    return out

@@ -39,6 +39,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
+
 from deppy.catalog.sqlite_index.channels import Membership, channel_memberships
 from deppy.catalog.sqlite_index.database import Schema, api_rows, column, rows
 from deppy.errors import excerpt
@@ -75,9 +77,10 @@ def _json(text: Any) -> Any:
         raise ValueError(str(error)) from None
 
 
-def _sort_text(value: Any) -> str:
-    """The compact JSON text operator-registry sorts and deduplicates property values by."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def _sort_text(value: Any) -> bytes:
+    """The compact JSON text (UTF-8, compared byte by byte as Go compares strings)
+    operator-registry sorts and deduplicates property values by."""
+    return orjson.dumps(value)
 
 
 def _manifests(text: Any) -> tuple[list[str], Mapping[str, Any] | None]:
@@ -445,7 +448,7 @@ def _gvk_value(gvk: tuple[Any, ...]) -> dict[str, Any]:
 def _ordered(props: list[tuple[str, Any]]) -> list[dict[str, Any]]:
     """Each (type, value) once, sorted by type then compact value; bundle objects and CSV
     metadata moved last, as ``opm render`` writes them."""
-    keyed: dict[tuple[str, str], Any] = {}
+    keyed: dict[tuple[str, bytes], Any] = {}
     for kind, value in props:
         keyed.setdefault((kind, _sort_text(value)), value)
     order = sorted(keyed)
