@@ -10,6 +10,9 @@ Properties go to ``properties``, required ones to ``dependencies`` in the older 
 the ``bundle`` column, bundle deprecations to ``deprecated``. What an index cannot hold (a
 package's description, a channel's or package's deprecation, a different skipRange per
 channel, related images' names without a CSV) is left out.
+
+The schemas are operator-registry's as its migrations left them (the CREATE TABLE statements
+of the time): today's (``MODERN``), and two older ones the tests write indexes in.
 """
 
 from __future__ import annotations
@@ -21,27 +24,60 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-SCHEMA = """
-CREATE TABLE operatorbundle (name TEXT PRIMARY KEY, csv TEXT, bundle TEXT, bundlepath TEXT,
-    skiprange TEXT, version TEXT, replaces TEXT, skips TEXT, substitutesfor TEXT);
-CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);
+# tables whose columns no migration changed (from 000; related_image from 001)
+UNCHANGED = """
 CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT,
     PRIMARY KEY(name, package_name));
 CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT,
     operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);
-CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);
 CREATE TABLE api (group_name TEXT, version TEXT, kind TEXT, plural TEXT NOT NULL,
     PRIMARY KEY(group_name, version, kind));
+CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);
+"""
+
+# operator-registry's schema after migration 008 (dependencies), before 009 (properties):
+# provided APIs only in api_provider, required ones in api_requirer and, with a "type" key in
+# each value, in dependencies.
+BEFORE_PROPERTIES = (
+    UNCHANGED
+    + """
+CREATE TABLE operatorbundle (name TEXT PRIMARY KEY, csv TEXT UNIQUE, bundle TEXT,
+    bundlepath TEXT, skiprange TEXT, version TEXT, replaces TEXT, skips TEXT);
+CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT,
+    FOREIGN KEY(name, default_channel) REFERENCES channel(package_name,name));
 CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT,
     operatorbundle_version TEXT, operatorbundle_path TEXT);
 CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT,
     operatorbundle_version TEXT, operatorbundle_path TEXT);
 CREATE TABLE dependencies (type TEXT, value TEXT, operatorbundle_name TEXT,
     operatorbundle_version TEXT, operatorbundle_path TEXT);
+"""
+)
+
+# today's schema: migrations 009 (properties), 011 (substitutesfor) and 012 (deprecated) on top
+MODERN = (
+    BEFORE_PROPERTIES
+    + """
+ALTER TABLE operatorbundle ADD COLUMN substitutesfor TEXT;
 CREATE TABLE properties (type TEXT, value TEXT, operatorbundle_name TEXT,
     operatorbundle_version TEXT, operatorbundle_path TEXT);
 CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);
 """
+)
+
+# after migration 003 (api_requirer), before 005 (version, skiprange) and 006 (APIs by bundle):
+# APIs hang off channel entries, and a bundle's version is only in its CSV.
+BEFORE_VERSIONS = (
+    UNCHANGED
+    + """
+CREATE TABLE operatorbundle (name TEXT PRIMARY KEY, csv TEXT UNIQUE, bundle TEXT,
+    bundlepath TEXT);
+CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);
+CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, channel_entry_id INTEGER);
+CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, channel_entry_id INTEGER);
+"""
+)
+
 
 _REQUIRED = {"olm.gvk.required": "olm.gvk", "olm.label.required": "olm.label"}
 
@@ -49,7 +85,7 @@ _REQUIRED = {"olm.gvk.required": "olm.gvk", "olm.label.required": "olm.label"}
 def write_sqlite_index(objects: Iterable[dict[str, Any]], path: Path) -> Path:
     """The FBC ``objects`` as an SQLite index at ``path``."""
     db = sqlite3.connect(path)
-    db.executescript(SCHEMA)
+    db.executescript(MODERN)
     channels: list[dict[str, Any]] = []
     skip_ranges: dict[str, str] = {}
     for obj in objects:

@@ -4,8 +4,9 @@
 The reference is operator-registry's own fixtures (tests/data/operator-registry, see its
 README): the SQLite index rendered equal to its FBC twin, property for property, and a real
 index of an older schema (APIs by channel entry) rendered and resolved. Older schemas
-(before the ``properties`` table; before bundles had a version column) are written here with
-the CREATE TABLE statements of operator-registry's migrations of the time.
+(before the ``properties`` table; before bundles had a version column) are written with the
+CREATE TABLE statements of operator-registry's migrations of the time
+(tests/sqlite_index_writer.py).
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ from deppy.catalog.sqlite_index import index_objects, load_sqlite_catalog, read_
 from deppy.cluster.fbc_render import catalog_objects
 from deppy.errors import InputError
 from deppy.input_limits.streams import MAX_STREAM_BYTES
+from tests.sqlite_index_writer import (
+    BEFORE_PROPERTIES,
+    BEFORE_VERSIONS,
+    MODERN,
+    write_sqlite_index,
+)
 from tests.workflow_helpers import run as cli
 
 FIXTURES = Path(__file__).parent / "data" / "operator-registry"
@@ -159,60 +166,6 @@ def csv(name: str, version: str, skip_range: str | None = None, **spec: Any) -> 
         }
     )
 
-
-# tables whose columns no migration changed (from 000; related_image from 001)
-UNCHANGED = """
-CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT,
-    PRIMARY KEY(name, package_name));
-CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT, package_name TEXT,
-    operatorbundle_name TEXT, replaces INTEGER, depth INTEGER);
-CREATE TABLE api (group_name TEXT, version TEXT, kind TEXT, plural TEXT NOT NULL,
-    PRIMARY KEY(group_name, version, kind));
-CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);
-"""
-
-# operator-registry's schema after migration 008 (dependencies), before 009 (properties):
-# provided APIs only in api_provider, required ones in api_requirer and, with a "type" key in
-# each value, in dependencies.
-BEFORE_PROPERTIES = (
-    UNCHANGED
-    + """
-CREATE TABLE operatorbundle (name TEXT PRIMARY KEY, csv TEXT UNIQUE, bundle TEXT,
-    bundlepath TEXT, skiprange TEXT, version TEXT, replaces TEXT, skips TEXT);
-CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT,
-    FOREIGN KEY(name, default_channel) REFERENCES channel(package_name,name));
-CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT,
-    operatorbundle_version TEXT, operatorbundle_path TEXT);
-CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, operatorbundle_name TEXT,
-    operatorbundle_version TEXT, operatorbundle_path TEXT);
-CREATE TABLE dependencies (type TEXT, value TEXT, operatorbundle_name TEXT,
-    operatorbundle_version TEXT, operatorbundle_path TEXT);
-"""
-)
-
-# today's schema: migrations 009 (properties), 011 (substitutesfor) and 012 (deprecated) on top
-MODERN = (
-    BEFORE_PROPERTIES
-    + """
-ALTER TABLE operatorbundle ADD COLUMN substitutesfor TEXT;
-CREATE TABLE properties (type TEXT, value TEXT, operatorbundle_name TEXT,
-    operatorbundle_version TEXT, operatorbundle_path TEXT);
-CREATE TABLE deprecated (operatorbundle_name TEXT PRIMARY KEY);
-"""
-)
-
-# after migration 003 (api_requirer), before 005 (version, skiprange) and 006 (APIs by bundle):
-# APIs hang off channel entries, and a bundle's version is only in its CSV.
-BEFORE_VERSIONS = (
-    UNCHANGED
-    + """
-CREATE TABLE operatorbundle (name TEXT PRIMARY KEY, csv TEXT UNIQUE, bundle TEXT,
-    bundlepath TEXT);
-CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);
-CREATE TABLE api_provider (group_name TEXT, version TEXT, kind TEXT, channel_entry_id INTEGER);
-CREATE TABLE api_requirer (group_name TEXT, version TEXT, kind TEXT, channel_entry_id INTEGER);
-"""
-)
 
 ETCD_GVK = ("etcd.database.coreos.com", "v1beta2", "EtcdCluster")
 BACKUP_GVK = ("backup.example.com", "v1", "Backup")
@@ -662,7 +615,6 @@ def test_a_catalog_written_as_an_index_reads_back_the_same(tmp_path: Path, catal
     """What an index can hold comes back as the directory gave it: channels, edges,
     properties (required ones through the dependencies table), images, bundle deprecations."""
     from deppy.data import data_path
-    from tests.sqlite_index_writer import write_sqlite_index
 
     directory = data_path("catalog") if catalog == "embedded" else CLI_APPS
     original = load_catalog(directory, name="c")
