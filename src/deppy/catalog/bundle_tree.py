@@ -147,7 +147,7 @@ def load_any_catalog(
     """A File-Based Catalog (read through the parsed-catalog ``cache`` when given; CSV
     metadata left in its files with ``file_backed``), a tree of older-format bundle
     directories, or an operator-registry SQLite index file (told by SQLite's header)."""
-    from deppy.catalog.sqlite_index.database import is_sqlite_file
+    from deppy.catalog.sqlite_index.header import is_sqlite_file
 
     if is_sqlite_file(path):
         from deppy.catalog.sqlite_index import load_sqlite_catalog

@@ -25,27 +25,15 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
+from deppy.catalog.sqlite_index.header import SQLITE_HEADER
 from deppy.errors import InputError, not_a_file
 from deppy.input_limits.streams import MAX_STREAM_BYTES
 
-SQLITE_HEADER: Final = b"SQLite format 3\x00"
 _HEADER_SIZE: Final = 100
 REQUIRED_TABLES: Final = ("package", "channel", "channel_entry", "operatorbundle")
 FIX: Final = (
     "give an operator-registry SQLite index (the database/index.db of an older index image)"
 )
-
-
-def is_sqlite_file(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a regular file that starts with SQLite's header (cheap: 16 bytes;
-    a FIFO or device is never opened)."""
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return False
-        with open(path, "rb") as file:
-            return file.read(len(SQLITE_HEADER)) == SQLITE_HEADER
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True, slots=True)
