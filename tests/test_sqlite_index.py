@@ -646,3 +646,17 @@ def comparable(catalog: Any) -> list[dict[str, Any]]:
             obj["properties"].sort(key=lambda p: (p["type"], json.dumps(p["value"])))
         out.append(obj)
     return out
+
+
+@pytest.mark.parametrize("kind", ["corrupt", "other", "truncated", "damaged"])
+def test_load_sqlite_catalog_names_where_for_a_bad_file(
+    bad_files: dict[str, Path], kind: str
+) -> None:
+    """What the image reader calls: the error names the image and the file in it."""
+    where = "docker://127.0.0.1:5000/catalogs/old:v1 /database/index.db"
+    with pytest.raises(InputError) as refused:
+        load_sqlite_catalog(bad_files[kind], name="old", where=where)
+    assert refused.value.where == where
+    assert "\n" not in str(refused.value)
+    with pytest.raises(InputError, match="not an SQLite database"):
+        load_sqlite_catalog(TWIN, name="old", where=where)
