@@ -86,6 +86,7 @@ def add_cmd(name: str, path: str, priority: int) -> None:
 
     PATH may also be a URL: grpc://HOST:PORT (operator-registry's gRPC API, as 'opm serve' and
     CatalogSource pods serve it) or http(s)://HOST/.../api/v1/all (a catalogd FBC stream).
+    A file may be an operator-registry SQLite index (the index.db of an older index image).
     """
     _check_name(name)
     store = Store()
