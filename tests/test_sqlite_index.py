@@ -660,3 +660,27 @@ def test_load_sqlite_catalog_names_where_for_a_bad_file(
     assert "\n" not in str(refused.value)
     with pytest.raises(InputError, match="not an SQLite database"):
         load_sqlite_catalog(TWIN, name="old", where=where)
+
+
+def test_a_hostile_index_costs_its_bad_parts_only(tmp_path: Path) -> None:
+    """A replaces cycle, a property nested 100,000 deep, manifests and a CSV nested as deep:
+    each bad part is one problem saying what, the rest loads."""
+    index = modern_index(tmp_path / "index.db")
+    deep = "[" * 100_000 + "]" * 100_000
+    db = sqlite3.connect(index)
+    db.execute("UPDATE channel_entry SET replaces = 1 WHERE entry_id = 2")
+    db.execute(
+        "INSERT INTO properties (type, value, operatorbundle_name) VALUES ('x.deep', ?, ?)",
+        (deep, "etcd.v0.9.2"),
+    )
+    db.execute("UPDATE operatorbundle SET bundle = ? WHERE name = 'backup.v1.0.0'", (deep,))
+    db.execute("UPDATE operatorbundle SET csv = ? WHERE name = 'etcd.v0.9.2'", (deep,))
+    db.commit()
+    db.close()
+    catalog = load_sqlite_catalog(index, name="h", where="h.db")
+    problems = [str(p) for p in catalog.problems]
+    assert any("backup.v1.0.0" in p and "nested too deeply" in p for p in problems), problems
+    assert any("property 4 (x.deep): nested more than 100 levels" in p for p in problems)
+    assert ("etcd", "etcd.v0.9.2") in catalog.bundles
+    code, _, err = cli("catalog", "render", str(index))
+    assert code == 0 and "Traceback" not in err

@@ -68,13 +68,11 @@ class IndexRead:
 
 
 def _json(text: Any) -> Any:
-    """A JSON value stored as text; ValueError when it is none (or past deppy's limits)."""
+    """A JSON value stored as text; ValueError when it is none, UnsafeInput (a ValueError)
+    when it is past deppy's limits (:mod:`deppy.input_limits`)."""
     if not isinstance(text, str):
         raise ValueError("not text")
-    try:
-        return json_value(text)
-    except UnsafeInput as error:
-        raise ValueError(str(error)) from None
+    return json_value(text)
 
 
 def _sort_text(value: Any) -> bytes:
@@ -379,10 +377,15 @@ class IndexReader:
         """Each (type, value) with its value parsed; one that is no JSON is a problem."""
         for number, (kind, text) in enumerate(pairs, 1):
             try:
-                yield kind, _json(text)
+                value = _json(text)
+            except UnsafeInput as error:  # past deppy's limits: say which
+                self.problems.append((where, f"{what} {number} ({kind}): {error}; skipped"))
+                continue
             except ValueError:
                 why = f"{what} {number} ({kind}): {excerpt(text)} is not JSON; skipped"
                 self.problems.append((where, why))
+                continue
+            yield kind, value
 
     def objects(
         self,
