@@ -276,11 +276,12 @@ class IndexReader:
             if name in heads:
                 icons[name] = _csv(csv_text)
             found = by_bundle.get(name, [])
+            # each bundle's rows let go once read: never the tables and the objects whole at once
+            own = (properties.pop(name, []), dependencies.pop(name, []), related.pop(name, []))
             for package in dict.fromkeys(p for p, _, _ in found):  # one package, nearly always
                 built = self.bundle(
-                    name, package, csv_text, manifests, path, version, skip_range,
-                    properties.get(name, []), dependencies.get(name, []), related.get(name, []),
-                )  # fmt: skip
+                    name, package, csv_text, manifests, path, version, skip_range, *own
+                )
                 if built is None:
                     break
                 bundle_object, entry_range = built
