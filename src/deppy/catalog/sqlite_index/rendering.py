@@ -317,15 +317,18 @@ class IndexReader:
                 (where, f"its manifests (bundle column) are not JSON ({error}); it is left out")
             )
             return None
-        stored_csv = _csv(csv_text)
-        if not isinstance(version, str) or not version:
-            found = _spec(stored_csv or csv).get("version")
-            version = found if isinstance(found, str) else None
+        older = not self.schema.has("operatorbundle", "skiprange")
+        if older or not isinstance(version, str) or not version:
+            # what operator-registry's migration 005 read from the CSV, when the columns lack it
+            stored_csv = _csv(csv_text) or csv
+            if not isinstance(version, str) or not version:
+                found = _spec(stored_csv).get("version")
+                version = found if isinstance(found, str) else None
+            if older:
+                skip_range = _csv_skip_range(stored_csv)
         if version is None:
             self.problems.append((where, "it has no version in the index; it is left out"))
             return None
-        if not self.schema.has("operatorbundle", "skiprange"):
-            skip_range = _csv_skip_range(stored_csv or csv)
         out: list[tuple[str, Any]] = []
         provided: set[tuple[Any, ...]] = set()
         required: set[tuple[Any, ...]] = set()
