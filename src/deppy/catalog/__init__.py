@@ -6,9 +6,10 @@ ranges, upgrade edges within a channel, channel and catalog checks, the rows pac
 ranks, an overlay of one catalog over others, and ``CatalogSet`` — several catalogs seen as one
 ``BundleSource``.
 
-Sub-rooms: ``fbc/`` (File-Based Catalog loading), ``cel/`` (the CEL of olm.constraint rules),
-``semver/`` (versions and ranges as blang reads them), ``olmv1/`` (OLM v1's bundle filters and
-the one validation by which it refuses a chosen bundle).
+Sub-rooms: ``fbc/`` (File-Based Catalog loading), ``sqlite_index/`` (operator-registry's
+SQLite index of older index images, read as ``opm render`` reads it), ``cel/`` (the CEL of
+olm.constraint rules), ``semver/`` (versions and ranges as blang reads them), ``olmv1/`` (OLM
+v1's bundle filters and the one validation by which it refuses a chosen bundle).
 
 May import: ``errors`` and ``input_limits`` only (nothing from resolution, pipeline, solver or
 the front doors).

@@ -145,8 +145,15 @@ def load_any_catalog(
     file_backed: bool = False,
 ) -> Catalog:
     """A File-Based Catalog (read through the parsed-catalog ``cache`` when given; CSV
-    metadata left in its files with ``file_backed``), or a tree of older-format bundle
-    directories."""
+    metadata left in its files with ``file_backed``), a tree of older-format bundle
+    directories, or an operator-registry SQLite index file (told by SQLite's header)."""
+    from deppy.catalog.sqlite_index.header import is_sqlite_file
+
+    if is_sqlite_file(path):
+        from deppy.catalog.sqlite_index import load_sqlite_catalog
+
+        label = Path(path).stem if name is None else name
+        return load_sqlite_catalog(path, name=label, priority=priority, where=str(path))
     if is_bundle_tree(path):
         return load_bundle_tree(path, name=name, priority=priority)
     from deppy.catalog.fbc import load_catalog

@@ -35,11 +35,12 @@ _COLUMNS = ("NAME", "PRIORITY", "PACKAGES", "CHANNELS", "BUNDLES", "PROBLEMS", "
 _LAZY = {
     "check": ("deppy.cli.check_command", "catalog_check"),
     "diff": ("deppy.cli.catalog_diff_command", "catalog_diff"),
+    "render": ("deppy.cli.catalog_render_command", "catalog_render"),
 }
 
 
 class _CatalogGroup(CommandGroup):
-    """``deppy catalog``: ``check`` and ``diff`` are written beside the other everyday
+    """``deppy catalog``: ``check``, ``diff`` and ``render`` are written beside the other everyday
     workflows, in modules of their own, imported only when one of them runs (``check``'s
     progress display and loader would cost every ``catalog`` command's start-up)."""
 
@@ -85,6 +86,7 @@ def add_cmd(name: str, path: str, priority: int) -> None:
 
     PATH may also be a URL: grpc://HOST:PORT (operator-registry's gRPC API, as 'opm serve' and
     CatalogSource pods serve it) or http(s)://HOST/.../api/v1/all (a catalogd FBC stream).
+    A file may be an operator-registry SQLite index (the index.db of an older index image).
     """
     _check_name(name)
     store = Store()

@@ -26,8 +26,9 @@ __all__ = ["columns", "dump", "warn"]  # re-exported: commands import these help
 
 
 CATALOG_HELP = (
-    "A catalog: a File-Based Catalog or bundle directory, a grpc:// or http(s):// URL, or the "
-    "name of a stored catalog (repeatable); default: every stored catalog."
+    "A catalog: a File-Based Catalog or bundle directory, an SQLite index file (index.db), a "
+    "grpc:// or http(s):// URL, or the name of a stored catalog (repeatable); default: every "
+    "stored catalog."
 )
 SOURCE_HELP = "Use only the catalogs of this name (repeatable)."
 QUIET_HELP = "Print no warnings: only the answer, and errors."

@@ -13,13 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 
-def yaml_text(data: Any, *, width: int = 100, allow_unicode: bool = False) -> str:
-    """``data`` (JSON values) as one YAML document, keys in the data's own order."""
+def yaml_text(
+    data: Any, *, width: int = 100, allow_unicode: bool = False, sort_keys: bool = False
+) -> str:
+    """``data`` (JSON values) as one YAML document, keys in the data's own order (in name
+    order with ``sort_keys``, as Go's YAML writers put them)."""
     import yaml  # deferred: most commands write no YAML
 
     dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     text: str = yaml.dump(
-        data, Dumper=dumper, sort_keys=False, width=width, allow_unicode=allow_unicode
+        data, Dumper=dumper, sort_keys=sort_keys, width=width, allow_unicode=allow_unicode
     )
     return text
 
