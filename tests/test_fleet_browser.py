@@ -56,10 +56,13 @@ def test_the_html_report_shows_its_charts_offline(
     charts = driver.find_elements(By.CSS_SELECTOR, "svg.chart")  # type: ignore[attr-defined]
     titles = [c.get_attribute("aria-label") for c in charts]
     assert titles == [
-        "Clusters per wave (identical plans)",
+        "Clusters per wave (identical plans; a whole bar is all 16 clusters that need a change)",
         "Blockers per package (OpenShift 4.20)",
         "Versions in use per package (most installed packages)",
     ]
+    heading = driver.find_element(By.TAG_NAME, "h1")  # type: ignore[attr-defined]
+    assert heading.is_displayed() and heading.text == "Fleet plan"
+    assert heading.location["y"] < charts[0].location["y"]  # the first thing on the page
     for chart in charts:
         assert chart.is_displayed() and chart.size["width"] > 400
     bars = [c.find_elements(By.CSS_SELECTOR, "rect.bar") for c in charts]

@@ -128,3 +128,44 @@ def test_the_versions_chart_has_a_legend_and_no_colour_twice_in_a_row() -> None:
     assert "most installed version" in chart and "other versions" in chart
     bars = re.findall(r'<rect class="bar"[^>]*fill="(#[0-9a-f]{6})"', chart)
     assert bars == [*PALETTE, OTHER_COLOUR]  # one row: each colour once, the rest summed in grey
+
+
+def _waves_chart(page: str) -> str:
+    chart = page[page.index('aria-label="Clusters per wave') :]
+    return chart[: chart.index("</svg>")]
+
+
+def test_the_page_has_a_visible_heading_saying_what_it_is() -> None:
+    """The page's name was only its tab's title: the page opened on a list of facts."""
+    page = summary_html(summed(fleet()), [])
+    body = page[page.index("<body>") :]
+    assert body.startswith("<body>\n<h1>Fleet plan</h1>\n")
+
+
+def test_many_waves_chart_as_a_few_rows_on_the_fleet_s_scale_with_whole_labels() -> None:
+    """29 waves, one of 3 clusters, one of 2 and 27 of one (issue 45, item 17): the chart drew
+    20 full-width bars of 1, each label the wave's actions cut after 40 characters. Now each
+    wave of more than one cluster has a row, the rest one row, each bar as long as its share
+    of the 32 clusters, and no label cut."""
+    records = [record(n, [operator(f"package-with-a-long-name-{n}", "1.0.0", "2.0.0")])
+               for n in range(27)]  # fmt: skip
+    shared = [operator("etcd", "0.9.2", "0.9.4")]
+    records += [record(27 + n, shared) for n in range(3)]
+    records += [record(30 + n, [operator("gitlab", "2.3.0", "3.3.0")]) for n in range(2)]
+    summary = summed(records)
+    assert len(summary["waves"]) == 29
+    chart = _waves_chart(summary_html(summary, []))
+    labels = re.findall(r'text-anchor="end">([^<]*)</text>', chart)
+    assert labels == ["wave 1", "wave 2", "27 more waves of 1 cluster each"]
+    assert not any("…" in text for text in re.findall(r">([^<]*)</text>", chart))
+    widths = [float(w) for w in re.findall(r'<rect class="bar"[^>]*width="([0-9.]+)"', chart)]
+    assert widths == [round(460 * n / 32, 1) for n in (3, 2, 27)]
+    assert "a whole bar is all 32 clusters that need a change" in chart
+    assert "wave 1: update etcd 0.9.2 -&gt; 0.9.4 — 3" in chart  # its actions: the tooltip
+
+
+def test_a_few_waves_chart_one_row_each() -> None:
+    records = [record(n, [operator(f"p{n}", "1.0.0", "2.0.0")]) for n in range(4)]
+    chart = _waves_chart(summary_html(summed(records), []))
+    labels = re.findall(r'text-anchor="end">([^<]*)</text>', chart)
+    assert labels == ["wave 1", "wave 2", "wave 3", "wave 4"]

@@ -114,10 +114,10 @@ def _session_members(session: int) -> list[int]:
     return found
 
 
-def _fleet_plan_on_workers(directory: Path) -> subprocess.Popen[bytes]:
+def _fleet_plan_on_workers(directory: Path, output: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [DEPPY, "fleet", "plan", str(directory), "--catalog", COMMUNITY, "--workers", "2",
-         "--batch-size", "2", "-o", "jsonl"],
+         "--batch-size", "2", "-o", output],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -167,16 +167,37 @@ def test_ctrl_c_while_the_workers_start_says_so_in_one_line_and_leaves_no_proces
     _interrupted_in_one_line(tmp_path, starting)
 
 
-def _interrupted_in_one_line(
-    directory: Path, moment: Callable[[subprocess.Popen[bytes]], None]
+def test_ctrl_c_half_way_through_a_json_document_writes_none_of_it(
+    tmp_path: Path, source: object
 ) -> None:
+    """``-o json`` is one document, written once whole: Ctrl-C while the workers plan left
+    its first half (``{"clusters": [`` and the records so far) on stdout (issue 45, item 11)."""
+    write_fleet(source, tmp_path, BUSY, low=3, high=10)  # type: ignore[arg-type]
+
+    def planning(process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + 60
+        while not _forkserver_started(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(2)  # the cluster up, the first batches planned
+
+    out, err = _interrupted_in_one_line(tmp_path, planning, output="json")
+    assert out == b""
+    assert "planned, nothing written" in err
+
+
+def _interrupted_in_one_line(
+    directory: Path,
+    moment: Callable[[subprocess.Popen[bytes]], None],
+    *,
+    output: str = "jsonl",
+) -> tuple[bytes, str]:
     """``fleet plan`` on workers, SIGINT to its process group at ``moment``: one line, exit
-    130, and no process of the group left."""
-    process = _fleet_plan_on_workers(directory)
+    130, and no process of the group left. Its stdout and stderr."""
+    process = _fleet_plan_on_workers(directory, output)
     try:
         moment(process)
         os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
@@ -189,6 +210,7 @@ def _interrupted_in_one_line(
     while _session_members(process.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _session_members(process.pid) == []
+    return out, text
 
 
 def test_a_catalog_directory_skips_such_entries_as_problems(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ clusters (``deppy.workflows.fleet``; this module only reads the options and writ
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -134,7 +135,7 @@ def plan_cmd(
     rollup = Rollup()
     if ocp_version or kube_version:  # the target asked, not a cluster's (nor none, if none planned)
         rollup.target = {"openshiftVersion": ocp_version, "kubernetesVersion": kube_version}
-    out = sys.stdout.buffer
+    document = io.BytesIO()  # -o json: written once whole, never half a document
     refs: list[ClusterRef] = []
     try:  # from listing the exports to the last record
         refs = cluster_refs(clusters)
@@ -142,11 +143,12 @@ def plan_cmd(
             raise InputError(
                 " ".join(clusters), "holds no cluster export", "give .yaml/.json files"
             )
-        _write_records(refs, settings, rollup, output, workers, scheduler, batch_size)
+        _write_records(refs, settings, rollup, output, workers, scheduler, batch_size, document)
     except KeyboardInterrupt:  # Ctrl-C: the cluster is closed here (its workers ignore it)
         of = f"{len(refs)} clusters" if refs else "the clusters (still listing them)"
-        say(f"deppy: fleet plan interrupted: {rollup.total} of {of} planned and written; the "
-            "run stopped", err=True)  # fmt: skip
+        done = "planned and written" if output == "jsonl" else "planned, nothing written"
+        say(f"deppy: fleet plan interrupted: {rollup.total} of {of} {done}; the run stopped",
+            err=True)  # fmt: skip
         # What dask was building when Ctrl-C came (a Future half-made) is collected on the way
         # out, and its __del__ fails on the missing half: "Exception ignored ..." and a
         # traceback after the one line. The run is over; those are noise, not news.
@@ -154,8 +156,9 @@ def plan_cmd(
         sys.exit(EXIT_INTERRUPTED)
     summary = rollup.summary()
     if output == "json":
-        out.write(b'\n],\n"summary": ')
-        out.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"}\n")
+        document.write(b'\n],\n"summary": ')
+        document.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"}\n")
+        sys.stdout.buffer.write(document.getbuffer())
     elif output == "text":
         from deppy.workflows.fleet.report import summary_text
 
@@ -171,7 +174,7 @@ def plan_cmd(
         if since:
             facts.append(("since", ", ".join(since)))
         emit(summary_html(summary, facts))
-    out.flush()
+    sys.stdout.flush()
     if summary["planned"] == 0:
         first = summary["errors"][0]
         raise DeppyError(f"no cluster could be planned; the first: {first['cluster']}: "
@@ -190,12 +193,15 @@ def _write_records(
     workers: int | None,
     scheduler: str | None,
     batch_size: int | None,
+    document: io.BytesIO,
 ) -> None:
-    """Plans the fleet, writing each batch of records as it comes (json, jsonl) and summing
-    them up into ``rollup``."""
+    """Plans the fleet, summing the records up into ``rollup`` and passing each batch on as
+    it comes: to stdout for jsonl (whole records, each line complete), into ``document`` for
+    json, which is written only once it is whole: a failure or Ctrl-C half-way leaves no half
+    a JSON document on stdout (the records of 10,000 clusters are ~50 MB)."""
     from deppy.workflows.fleet.fanout import plan_fleet
 
-    out = sys.stdout.buffer
+    stream = sys.stdout.buffer
     with _progress(len(refs), output) as progress:
         batches = plan_fleet(
             refs,
@@ -207,16 +213,17 @@ def _write_records(
             rollup=rollup,
         )
         if output == "json":
-            out.write(b'{"clusters": [\n')
+            document.write(b'{"clusters": [\n')
         written = 0
         for lines in batches:  # JSON lines as the workers wrote them: never parsed here
             if not lines.clusters:
                 continue
             if output == "jsonl":
-                out.write(lines.data)
-                out.flush()
+                stream.write(lines.data)
+                stream.flush()
             elif output == "json":  # the records joined by ",\n" (no newline inside one)
-                out.write((b",\n" if written else b"") + lines.data[:-1].replace(b"\n", b",\n"))
+                joined = lines.data[:-1].replace(b"\n", b",\n")
+                document.write((b",\n" if written else b"") + joined)
             written += lines.clusters
 
 

@@ -99,17 +99,13 @@ def _show(recorded: Trace, variables: bool) -> None:
     from rich.table import Table
 
     summary = _Summary(recorded)
-    # Rendered to text first (no markup: a name is never read as [style]), then written as all
-    # text for people is, every line printable.
+    # Rendered to text first (no markup: a name is never read as [style]), then written once
+    # whole as all text for people is, every line printable: a trace that fails half-way
+    # through leaves no half a report on stdout.
     rendered = io.StringIO()
     console = Console(
         file=rendered, width=140, highlight=False, soft_wrap=False, markup=False, emoji=False
     )
-
-    def flush() -> None:
-        say(rendered.getvalue(), nl=False)
-        rendered.seek(0)
-        rendered.truncate()
 
     header = recorded.header
     console.print(
@@ -136,13 +132,12 @@ def _show(recorded: Trace, variables: bool) -> None:
         )  # escaped before rich measures them, so the columns line up
         table.add_row(*(terminal_text(str(cell)) for cell in cells))
     console.print(table)
-    flush()
     if variables:  # plain lines after the table: folding a cell of 100,000 ids took minutes
         for node in result.get("nodes", []):
             ids = summary.produced.get(node["name"]) or []
             if ids:
-                say(f"variables produced by {node['name']} ({len(ids)}):")
-                say("\n".join(f"  {i}" for i in ids))
+                rendered.write(f"variables produced by {node['name']} ({len(ids)}):\n")
+                rendered.write("".join(f"  {i}\n" for i in ids))
     for name, error in summary.errors():
         console.print(f"error from {name}: {error}")
     for line in summary.solver_outcome():
@@ -151,7 +146,7 @@ def _show(recorded: Trace, variables: bool) -> None:
         f"{len(recorded.events)} events; "
         + ", ".join(f"{n} {kind}" for kind, n in sorted(summary.event_types.items()))
     )
-    flush()
+    say(rendered.getvalue(), nl=False)
 
 
 def _ms(node: dict[str, Any]) -> str:

@@ -37,12 +37,16 @@ def bar_chart_svg(
     rows: Sequence[tuple[str, Sequence[Segment]]],
     *,
     legend: Sequence[tuple[str, str]] = (),
+    scale: int | None = None,
 ) -> str:
     """A chart titled ``title``; each row a label and its segments (label, value > 0), the
     n-th segment of a row in ``PALETTE[n]`` (past the palette, and any segment after a
     ``legend`` entry for ``OTHER_COLOUR``, in that grey). ``legend``: (colour, meaning) pairs
-    drawn under the title."""
+    drawn under the title. ``scale``: the value a bar of the chart's whole width stands for
+    (a whole, such as all the clusters, so that bars read as shares of it); by default the
+    largest row's, which draws rows that are all 1 as full bars."""
     largest = max((sum(v for _, v in segments) for _, segments in rows), default=0) or 1
+    largest = max(largest, scale or 0)
     top = 30 + (LEGEND_H if legend else 0)
     height = top + ROW_H * max(len(rows), 1)
     width = LABEL_W + BAR_W + 60

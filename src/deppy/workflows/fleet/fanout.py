@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from deppy.errors import DeppyError
+from deppy.errors import DeppyError, InputError
 from deppy.workflows.fleet.inputs import ClusterRef
 from deppy.workflows.fleet.plan import FleetSettings, planner_for
 from deppy.workflows.fleet.rollup import Rollup
@@ -215,6 +215,30 @@ QUIET_MONITORS = {
 }
 
 
+def check_temporary_directory() -> None:
+    """Refuses, in one line, to start an embedded cluster with no writable temporary
+    directory: the forkserver's socket and each worker's local directory go there (Python's
+    ``tempfile``: ``TMPDIR``, else /tmp, /var/tmp, /usr/tmp, the working directory). Under
+    ``docker run --read-only`` none is writable, and the forkserver died with a
+    FileNotFoundError traceback (exit 1, which says "no solution") once output had begun."""
+    import shutil
+    import tempfile
+
+    try:
+        shutil.rmtree(tempfile.mkdtemp(prefix="deppy-fleet-"))
+    except OSError:
+        asked = os.environ.get("TMPDIR")
+        where = f"TMPDIR {asked}" if asked else "/tmp"
+        what = "no such directory" if asked and not os.path.isdir(asked) else "not writable"
+        raise InputError(
+            where,
+            f"{what}; fleet plan's worker processes need a writable temporary directory (nor "
+            "are /tmp, /var/tmp, /usr/tmp or the working directory writable)",
+            "set TMPDIR to one (docker run --read-only: add --tmpfs /tmp), or plan in this "
+            "process with --workers 0",
+        ) from None
+
+
 def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> None:
     """Starts the forkserver the embedded cluster's workers are forked from, with ``PRELOAD``
     (dask would otherwise start it, with its own list, when the first worker starts), and
@@ -308,6 +332,7 @@ class _client:
 
     def __enter__(self) -> Any:
         if self.scheduler is None:
+            check_temporary_directory()
             _start_forkserver(self.settings, self.refs)
         from distributed import Client, LocalCluster
 

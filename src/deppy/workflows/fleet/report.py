@@ -168,6 +168,38 @@ def _versions_chart(versions: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
     )
 
 
+WAVES_CHARTED = 10  # rows in the waves chart: the largest waves, then one row for the rest
+
+
+def _waves_chart(waves: Sequence[Mapping[str, Any]]) -> str:
+    """Clusters per wave, each bar a share of all the waves' clusters (a wave of 1 in 200 is a
+    sliver, not a full bar). Rows are named ``wave N`` (its actions are the bar's tooltip and
+    the Waves table's): the actions as labels were cut after 40 characters. With more than
+    ``WAVES_CHARTED`` waves, the largest waves of more than one cluster get a row each and the
+    rest one row, ``27 waves of 1 cluster each``: 29 full bars of 1 said nothing."""
+    total = sum(w["clusters"] for w in waves)
+    shown = list(waves)
+    rest: list[Mapping[str, Any]] = []
+    if len(waves) > WAVES_CHARTED:
+        shown = [w for w in waves[: WAVES_CHARTED - 1] if w["clusters"] > 1]
+        rest = list(waves[len(shown) :])
+    rows = [
+        (f"wave {w['wave']}", [("; ".join(w["actions"]) or "no change", w["clusters"])])
+        for w in shown
+    ]
+    if rest:
+        sizes = sorted({w["clusters"] for w in rest})
+        each = _n(sizes[0], "cluster") if len(sizes) == 1 else f"{sizes[0]}–{sizes[-1]} clusters"
+        label = f"{len(rest)} {'more ' if shown else ''}waves of {each} each"
+        rows.append((label, [("", sum(w["clusters"] for w in rest))]))
+    return bar_chart_svg(
+        f"Clusters per wave (identical plans; a whole bar is all {_n(total, 'cluster')} "
+        "that need a change)",
+        rows,
+        scale=total,
+    )
+
+
 def summary_html(
     summary: Mapping[str, Any], facts: Sequence[tuple[str, str]], *, title: str = "Fleet plan"
 ) -> str:
@@ -176,13 +208,7 @@ def summary_html(
     target = _target_words(summary["target"])
     waves = summary["waves"]
     figures = [
-        bar_chart_svg(
-            "Clusters per wave (identical plans)",
-            [
-                (f"wave {w['wave']}: {'; '.join(w['actions'])}", [("", w["clusters"])])
-                for w in waves[:CHARTED]
-            ],
-        ),
+        _waves_chart(waves),
         bar_chart_svg(
             f"Blockers per package ({target or 'no target given'})",
             [
