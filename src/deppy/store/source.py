@@ -305,6 +305,9 @@ class StoreSource:
     def names(self) -> list[str]:
         return [c.name for c in self._ordered]
 
+    def priority(self, catalog: str) -> int:
+        return next((c.priority for c in self._ordered if c.name == catalog), 0)
+
     def priorities(self) -> dict[str, int]:
         """Each catalog's priority as stored (OLM v1 requests tell equal priorities apart)."""
         return {c.name: c.priority for c in self._ordered}

@@ -16,6 +16,7 @@ it to the next one (OLM v1 would refuse the bundle; deppy resolves dependencies)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deppy.catalog.model import Bundle
@@ -26,11 +27,13 @@ from deppy.catalog.olmv1 import (
     sort_newest_first,
     successor_of,
 )
-from deppy.resolution.context import ResolutionContext
+from deppy.resolution.context import InstalledMoves, ResolutionContext
+from deppy.resolution.dependencies import deppy_order
 from deppy.resolution.request import (
     SELF_CERTIFIED,
     CatalogChoice,
     ExtensionTerms,
+    InstalledBundle,
     RequiredPackage,
 )
 
@@ -194,6 +197,7 @@ class OLMv1Rules:
     """Which candidates, in which order, and why none: OLM v1's answers."""
 
     name = "olmv1"
+    runtime_on_installed = True
 
     @staticmethod
     def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
@@ -206,6 +210,18 @@ class OLMv1Rules:
         if not outcome.figures:
             figures = nothing_walked(outcome.terms)
         return f"{outcome.error(requirement.package)} ({figures})"
+
+    @staticmethod
+    def installed_moves(
+        installed: InstalledBundle, current: Bundle, context: ResolutionContext
+    ) -> InstalledMoves | None:
+        return None  # along the channel's upgrade edges (resolution.installed)
+
+    @staticmethod
+    def dependency_order(
+        dependent: Bundle, found: Sequence[Bundle], context: ResolutionContext
+    ) -> list[Bundle]:
+        return deppy_order(dependent, found, context)
 
 
 def nothing_walked(terms: ExtensionTerms) -> str:
