@@ -1,7 +1,8 @@
 """deppy's own rule set for a required package (DESIGN.md, "OLM semantics").
 
 Candidates are the package's bundles in range, in a channel (the requested one when named),
-outside ignored versions, ordered by ``CandidateOrder``: catalog priority, the requested or
+outside ignored versions (only the ``startingCSV`` when a Subscription names one),
+ordered by ``CandidateOrder``: catalog priority, the requested or
 default channel, highest version first, deprecated last.
 """
 
@@ -32,6 +33,7 @@ class DeppyRules:
             and (requirement.catalog is None or b.catalog == requirement.catalog)
             and order.channels_containing(b)
             and (requirement.channel is None or order.in_channel(b, requirement.channel))
+            and (requirement.starting_csv is None or b.name == requirement.starting_csv)
         ]
         return order.sort(found, channel=requirement.channel)
 
@@ -58,6 +60,11 @@ class DeppyRules:
                     f"(channels: {', '.join(channels)})"
                 )
             scope = f" in channel {requirement.channel}{scope}"
+        if requirement.starting_csv is not None:
+            if not any(b.name == requirement.starting_csv for b in bundles):
+                named = requirement.starting_csv
+                return f"no bundle of {package}{scope} is named {named} (startingCSV)"
+            bundles = [b for b in bundles if b.name == requirement.starting_csv]
         in_range = sorted({b.version for b in bundles if requirement.versions.contains(b.version)})
         if not in_range:
             available = sorted({b.version for b in bundles})
