@@ -12,7 +12,8 @@ sortBundles, sortChannel), ``cache/cache.go`` (sortableSnapshots), ``cache/predi
   walked from its head along ``replaces``, skipped entries left out (``channels``);
 * an installed CSV with a Subscription: only what replaces it, skips it or whose skipRange
   includes its version, in that channel, head first — the next InstallPlan, one step —
-  then staying;
+  then staying (a downgrade too, where an older entry's skipRange includes the installed
+  version, as OLM v0 does; the installed bundle's own entry matching stops the list there);
 * a dependency: installed bundles first, then the dependent's own catalog, then catalog
   priority, then catalogs in the namespace resolved, then by name; within a catalog the
   default channel first, then by package and channel name, each channel head first;
@@ -198,7 +199,11 @@ def installed_moves(
                 or (entry.skip_range is not None and entry.skip_range.contains(current.version))
             )
             bundle = by_name[name]
-            if follows and name != current.name and not olm_deprecated(bundle):
+            if follows and name == current.name:
+                # its own skipRange includes it: the catalog's copy is the Subscription's
+                # current CSV, and OLM v0 makes no InstallPlan (step_resolver: up to date)
+                return InstalledMoves(tuple(dict.fromkeys(targets)))
+            if follows and not olm_deprecated(bundle):
                 targets.append(bundle)
     return InstalledMoves(tuple(dict.fromkeys(targets)))
 
