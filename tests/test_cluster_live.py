@@ -207,8 +207,16 @@ def test_every_selected_bundle_carries_the_properties_resolution_used(olm: OLMCl
 def test_upgrades_live_equals_installed_flags(olm: OLMCluster) -> None:
     live = olm.live("upgrades", "--namespace", olm.subs, "-o", "json")
     flags = olm.deppy(
-        "upgrades", "--catalog", olm.flags_catalog, *_installed_flags(olm),
-        "--kube-version", "1.20.2", "--rules", "olm-v0", "-o", "json",
+        "upgrades",
+        "--catalog",
+        olm.flags_catalog,
+        *_installed_flags(olm),
+        "--kube-version",
+        "1.20.2",
+        "--rules",
+        "olm-v0",
+        "-o",
+        "json",
     )  # fmt: skip  (an OLM v0 cluster's answer is OLM v0's: the flags ask for its rules)
     assert live.exit_code == 0, live.output
     assert json.loads(live.stdout) == json.loads(flags.stdout)
