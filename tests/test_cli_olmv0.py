@@ -123,6 +123,17 @@ def test_upgrades_list_olm_v0_install_plans(catalog: Path) -> None:
     assert "installPlans" not in json.loads(out)[0]
 
 
+@pytest.mark.skipif(not COMMUNITY.is_dir(), reason=f"no community catalog at {COMMUNITY}")
+def test_upgrades_of_an_olm_v0_export_say_where_olm_v0_stops() -> None:
+    code, out, _ = run("upgrades", "--cluster", str(EXPORTS / "cluster-00014.json"),
+                       "--catalog", str(COMMUNITY), "-q")  # fmt: skip
+    assert code == 0
+    text = " ".join(out.split())
+    assert "OLM v0 (rules olm-v0): next InstallPlan gitlab-operator-kubernetes.v2.4.1" in text
+    assert "OLM v0 stops at 2.5.1: no next InstallPlan" in text
+    assert "deppy's rules reach 3.3.0" in text
+
+
 def test_input_class_rules_parameter() -> None:
     body = {"metadata": {"name": "v0"}, "parameters": {"rules": "olm-v0"}}
     assert class_parameters(body).rules == "olm-v0"

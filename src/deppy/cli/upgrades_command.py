@@ -252,6 +252,14 @@ def _report_lines(report: UpgradeReport) -> list[str]:
             )
         elif plans.refused is None:
             lines.append("  OLM v0 (rules olm-v0): no InstallPlan, it stays")
+        last = plans.steps[-1] if plans.steps else report.bundle
+        newest = here.newest if here is not None else None
+        if plans.refused is None and newest is not None and newest.version > last.version:
+            lines.append(
+                f"  OLM v0 stops at {last.version}: no next InstallPlan (nothing on its "
+                "channel walk, skipped entries left out, replaces it that the cluster can run); "
+                f"deppy's rules reach {newest.version}"
+            )
         if plans.refused is not None:
             lines.append(f"  OLM v0 stops: {plans.refused}")
     if report.cross_channel_update_found:
