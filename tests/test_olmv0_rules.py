@@ -236,3 +236,85 @@ def test_unknown_catalog_of_a_subscription(make: MakeCatalog) -> None:
     assert "no operators found from catalog nowhere in namespace referenced by subscription a" in (
         " ".join(why_not(olm).split())
     )
+
+
+def test_an_installed_bundle_in_a_channel_without_one_head(make: MakeCatalog) -> None:
+    """OLM v0 resolves nothing for a Subscription whose channel it cannot sort: not even
+    staying; its words are the explanation."""
+    catalog = make(
+        [package("a"), channel("a", "stable", "a.v1.0.0", "a.v2.0.0")]
+        + [bundle("a", v) for v in ("1.0.0", "2.0.0")]
+    )
+    deppy, olm = both(catalog, [], ["a@1.0.0,channel=stable,catalog=main"])
+    assert picked(deppy) == {"a": "1.0.0"}  # no edge from 1.0.0: it stays
+    assert "2 replacement chains were found" in " ".join(why_not(olm).split())
+
+
+def test_a_dependency_channel_olm_v0_cannot_sort_is_said(make: MakeCatalog) -> None:
+    catalog = make(
+        [
+            *simple_package("app", "1.0.0", props=[needs_package("dep", ">=1.0.0")]),
+            package("dep"),
+            channel("dep", "stable", "dep.v1.0.0", "dep.v2.0.0"),
+            bundle("dep", "1.0.0"),
+            bundle("dep", "2.0.0"),
+        ]
+    )
+    deppy, olm = both(catalog, ["app"])
+    assert picked(deppy)["dep"] == "2.0.0"
+    assert olm.selection is None
+    assert any(w.startswith("OLM v0 stops this resolution: a unique replacement chain")
+               for w in olm.warnings)  # fmt: skip
+
+
+def test_request_file_subscriptions(tmp_path: Path) -> None:
+    """The contract of /work/notes/olmv0-request-syntax.md: Subscriptions in a request file."""
+    import yaml
+
+    from deppy.errors import InputError
+    from deppy.resolution.request_parsing import load_request_file
+
+    def load(spec: dict[str, object]) -> object:
+        path = tmp_path / "r.yaml"
+        path.write_text(yaml.safe_dump({"spec": spec}))
+        return load_request_file(path)
+
+    request, catalogs = load(  # type: ignore[misc]
+        {
+            "rules": "olm-v0",
+            "namespace": "operators",
+            "catalogs": [
+                {"name": "c", "path": "c"},
+                {"name": "d", "path": "d", "namespace": "olm"},
+            ],
+            "constraints": [
+                {
+                    "required": {
+                        "name": "a",
+                        "catalog": "d",
+                        "catalogNamespace": "olm",
+                        "startingCSV": "a.v1",
+                        "subscription": "sub-a",
+                    }
+                },
+                {"installed": {"name": "b", "version": "1.0.0", "subscribed": False}},
+            ],
+        }
+    )
+    assert request.rules == "olm-v0" and request.namespace == "operators"
+    assert request.catalog_namespaces == (("c", "operators"), ("d", "olm"))
+    assert [c.namespace for c in catalogs] == ["operators", "olm"]
+    (required,) = request.required
+    assert (required.starting_csv, required.subscription) == ("a.v1", "sub-a")
+    assert request.installed[0].held.endswith("exists and is not referenced by a subscription")
+    bad = {
+        "constraints": [{"required": {"name": "a", "catalog": "d", "catalogNamespace": "x"}}],
+        "catalogs": [{"name": "d", "path": "d", "namespace": "olm"}],
+    }
+    with pytest.raises(InputError, match=r"spec.constraints\[0\].required.catalogNamespace: "
+                       "catalog d is in namespace olm, not x"):  # fmt: skip
+        load(bad)
+    with pytest.raises(InputError, match=r"installed.subscribed: expected true or false"):
+        load({"constraints": [{"installed": {"name": "b", "version": "1", "subscribed": "no"}}]})
+    with pytest.raises(InputError, match=r"spec.rules: no rule set 'olmv1'"):
+        load({"rules": "olmv1", "constraints": ["required(a)"]})
