@@ -207,3 +207,16 @@ def test_fleet_plan_of_the_example_exports_under_both_rules() -> None:
             else:
                 assert operator["next"] == olm["next"]
     assert differences == FLEET_DIFFERENCES
+
+
+def test_an_olm_v0_namespace_with_no_subscription(tmp_path: Path, catalog: Path) -> None:
+    """OLM v0 makes no InstallPlan for a namespace without Subscriptions; deppy's own rules
+    still call an empty request a mistake."""
+    for rules, expected in (("olm-v0", 0), ("deppy", 2)):
+        path = tmp_path / f"empty-{rules}.yaml"
+        path.write_text(yaml.safe_dump({"spec": {"rules": rules, "constraints": [],
+                        "catalogs": [{"name": "main", "path": str(catalog)}]}}))  # fmt: skip
+        code, out, err = run("resolve", "-f", str(path))
+        assert code == expected, err
+    code, out, _ = run("resolve", "-f", str(tmp_path / "empty-olm-v0.yaml"))
+    assert out.startswith("Resolution: nothing to install or upgrade.\nrules: olm-v0")

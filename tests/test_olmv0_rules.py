@@ -318,3 +318,24 @@ def test_request_file_subscriptions(tmp_path: Path) -> None:
         load({"constraints": [{"installed": {"name": "b", "version": "1", "subscribed": "no"}}]})
     with pytest.raises(InputError, match=r"spec.rules: no rule set 'olmv1'"):
         load({"rules": "olmv1", "constraints": ["required(a)"]})
+
+
+def test_a_missing_dependency_in_olm_v0_words(make: MakeCatalog) -> None:
+    from tests.olm_builders import needs_api
+
+    catalog = make(simple_package("app", "1.0.0", props=[needs_api("K", "g", "v")]))
+    deppy, olm = both(catalog, ["app"])
+    words = (
+        "bundle app.v1.0.0 requires an operator providing an API with group: g, version: v, kind: K"
+    )
+    assert words in " ".join(why_not(olm).split())
+    assert "OLM v0" not in why_not(deppy)
+
+
+def test_an_empty_catalog_of_a_subscription(make: MakeCatalog) -> None:
+    main = make(simple_package("a", "1.0.0"))
+    empty = make(simple_package("other", "1.0.0"), name="empty")
+    _, olm = both([main, empty], ["a,catalog=empty"])
+    assert "no operators found in package a in the catalog referenced by subscription a" in (
+        " ".join(why_not(olm).split())
+    )

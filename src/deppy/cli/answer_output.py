@@ -49,8 +49,9 @@ def render(
         else:  # one screen with the warnings above it (at least four lines of its own)
             room = max(SCREEN_LINES - SETTINGS.warned, MIN_LINES)
             say(explanation_as_short_text(resolution.explanation, lines=room - bool(line)))
+    elif not resolution.selection:  # a request (OLM v0's namespace) with nothing in it
+        say("Resolution: nothing to install or upgrade.")
     else:
-        assert resolution.selection is not None
         say("\n".join(selection_lines(resolution.selection)))
     if line:
         say(line)

@@ -258,7 +258,11 @@ def resolve_cmd(
             one_step=one_step or request.one_step,
             rules=rules if rules is not None and documents is None else request.rules,
         )
-        if state is None and documents is None and not request.required and not request.installed:
+        empty = not request.required and not request.installed
+        # OLM v0 resolves a namespace with no Subscription to no InstallPlan: a request file
+        # under its rules may state one; anything else with nothing in it is a mistake
+        olm_v0_namespace = request_file is not None and request.rules == "olm-v0"
+        if state is None and documents is None and empty and not olm_v0_namespace:
             raise click.UsageError(
                 "nothing to resolve: give --require/--installed, -f FILE or a cluster "
                 "(--cluster/--kubeconfig)"

@@ -91,3 +91,7 @@ class DeppyRules:
         dependent: Bundle, found: Sequence[Bundle], context: ResolutionContext
     ) -> list[Bundle]:
         return deppy_order(dependent, found, context)
+
+    @staticmethod
+    def need_words(dependent: Bundle) -> list[str | None]:
+        return []  # deppy's words only

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
@@ -135,7 +136,8 @@ class BundlesAndDependencies:
             for bundle in fact.candidates
         )
         produced: list[OLMVariable] = []
-        order = rule_set(context.request).dependency_order
+        rules = rule_set(context.request)
+        order = rules.dependency_order
         while queue:
             bundle = queue.popleft()
             identifier = bundle_id(bundle)
@@ -143,7 +145,12 @@ class BundlesAndDependencies:
                 continue
             done.add(identifier)
             pairs: list[tuple[Constraint, Fact]] = []
-            for need in needs_of(bundle, context, order):
+            words = rules.need_words(bundle)
+            for n, need in enumerate(needs_of(bundle, context, order)):
+                word = words[n] if n < len(words) else None
+                if word is not None and not need.candidates:  # the rule set's words beside
+                    said = f"{need.missing} ({word})" if need.missing else word
+                    need = replace(need, missing=said)
                 pairs.append((Dependency(*(bundle_id(b) for b in need.candidates)), need))
                 queue.extend(need.candidates)
             produced.append(make("bundle", identifier, pairs, bundle))

@@ -51,6 +51,11 @@ class RuleSet(Protocol):
         """A dependency's candidates (``found``: those that satisfy it), most preferred first."""
         ...
 
+    def need_words(self, dependent: Bundle) -> list[str | None]:
+        """The rule set's own words for each dependency of ``dependent`` (``needs_of``'s
+        order), said beside deppy's when nothing satisfies one; empty: deppy's words only."""
+        ...
+
 
 RULE_SETS: Final[dict[str, RuleSet]] = {
     "deppy": DeppyRules(),

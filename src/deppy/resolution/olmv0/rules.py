@@ -140,12 +140,14 @@ def _counted(requirement: RequiredPackage, name: str, context: ResolutionContext
     """OLM v0's four refusals of a Subscription's catalog, package, channel and startingCSV."""
     catalog = requirement.catalog or ""
     namespace = context.request.catalog_namespace(catalog) or ""
-    if catalog not in context.catalogs.names():
+    bundles = _bundles(context, catalog, requirement.package)
+    if not bundles and (
+        catalog not in context.catalogs.names() or not _has_bundles(context, catalog)
+    ):
         return (
             f"no operators found from catalog {catalog} in namespace {namespace} referenced by "
             f"subscription {name}"
         )
-    bundles = _bundles(context, catalog, requirement.package)
     if not bundles:
         return (
             f"no operators found in package {requirement.package} in the catalog referenced by "
@@ -168,6 +170,11 @@ def _counted(requirement: RequiredPackage, name: str, context: ResolutionContext
             f"referenced by subscription {name}"
         )
     return None
+
+
+def _has_bundles(context: ResolutionContext, catalog: str) -> bool:
+    """Whether a catalog serves any bundle (asked only when it lacks the package)."""
+    return any(b.catalog == catalog for b in context.catalogs.all_bundles())
 
 
 def installed_moves(
@@ -275,6 +282,25 @@ def _installed_names(context: ResolutionContext) -> set[tuple[str, str]]:
     return names
 
 
+def need_words(dependent: Bundle) -> list[str | None]:
+    """OLM v0's words for each of a bundle's dependencies, in ``needs_of``'s order (packages,
+    APIs, labels, olm.constraint; None where deppy does not restate them):
+    ``OLM v0: bundle NAME requires an operator PREDICATE``, as getBundleVariables names the
+    constraint."""
+    prefix = f"OLM v0: bundle {dependent.name} requires an operator"
+    words: list[str | None] = [
+        f"{prefix} with package: {r.package} and with version in range: {r.text}"
+        for r in dependent.required_packages
+    ]
+    words += [
+        f"{prefix} providing an API with group: {g.group}, version: {g.version}, kind: {g.kind}"
+        for g in dependent.required_gvks
+    ]
+    words += [f"{prefix} with label: {label}" for label in dependent.required_labels]
+    words += [None for _ in dependent.constraints]
+    return words
+
+
 def why_none(requirement: RequiredPackage, context: ResolutionContext) -> str:
     """OLM v0's words when it has them; else which of deppy's narrowing left nothing."""
     outcome = subscription_outcome(requirement, context)
@@ -322,6 +348,10 @@ class OLMv0Rules:
     ) -> list[Bundle]:
         return dependency_order(dependent, found, context)
 
+    @staticmethod
+    def need_words(dependent: Bundle) -> list[str | None]:
+        return need_words(dependent)
+
 
 __all__ = [
     "DEPRECATED_PROPERTY",
@@ -330,6 +360,7 @@ __all__ = [
     "catalog_order",
     "dependency_order",
     "installed_moves",
+    "need_words",
     "olm_deprecated",
     "subscription_outcome",
 ]

@@ -223,6 +223,10 @@ class OLMv1Rules:
     ) -> list[Bundle]:
         return deppy_order(dependent, found, context)
 
+    @staticmethod
+    def need_words(dependent: Bundle) -> list[str | None]:
+        return []  # deppy's words only
+
 
 def nothing_walked(terms: ExtensionTerms) -> str:
     """Why OLM v1 walked no catalog: those chosen are Unavailable, or the selector chose none."""
