@@ -220,3 +220,16 @@ def test_an_olm_v0_namespace_with_no_subscription(tmp_path: Path, catalog: Path)
         assert code == expected, err
     code, out, _ = run("resolve", "-f", str(tmp_path / "empty-olm-v0.yaml"))
     assert out.startswith("Resolution: nothing to install or upgrade.\nrules: olm-v0")
+
+
+def test_the_short_text_keeps_olm_v0s_words(tmp_path: Path) -> None:
+    """The screen-sized explanation shortens each reason; OLM v0's words still get a line."""
+    from tests.olm_builders import needs_api
+
+    catalog = write_catalog(tmp_path / "c", simple_package("a", "1.0.0", props=[needs_api("K")]))
+    code, out, _ = run("resolve", "--catalog", str(catalog), "--require", "a", "--rules", "olm-v0")
+    assert code == 1
+    assert (
+        "OLM v0: bundle a.v1.0.0 requires an operator providing an API with group: example.com, "
+        "version: v1, kind: K\nrules: olm-v0"
+    ) in out

@@ -339,3 +339,12 @@ def test_an_empty_catalog_of_a_subscription(make: MakeCatalog) -> None:
     assert "no operators found in package a in the catalog referenced by subscription a" in (
         " ".join(why_not(olm).split())
     )
+
+
+def test_an_unknown_olm_constraint_field_in_olm_v0_words(make: MakeCatalog) -> None:
+    from tests.olm_builders import constraint
+
+    unknown = constraint({"failureMessage": "unknown constraint", "unknown": {"foo": "bar"}})
+    catalog = make(simple_package("app", "1.0.0", props=[unknown]))
+    _, olm = both(catalog, ["app"])
+    assert 'OLM v0: parse olm.constraint: json: unknown field "unknown"' in why_not(olm)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -48,13 +49,32 @@ def render(
             say(explanation_as_text(resolution.explanation, verbose=True))
         else:  # one screen with the warnings above it (at least four lines of its own)
             room = max(SCREEN_LINES - SETTINGS.warned, MIN_LINES)
-            say(explanation_as_short_text(resolution.explanation, lines=room - bool(line)))
+            said = rules_words(resolution)
+            text = explanation_as_short_text(
+                resolution.explanation, lines=room - bool(line) - len(said)
+            )
+            say(text)
+            for words in said:
+                if " ".join(words.split()) not in " ".join(text.split()):
+                    say(words)
     elif not resolution.selection:  # a request (OLM v0's namespace) with nothing in it
         say("Resolution: nothing to install or upgrade.")
     else:
         say("\n".join(selection_lines(resolution.selection)))
     if line:
         say(line)
+
+
+def rules_words(resolution: Resolution) -> list[str]:
+    """OLM v0's own words in an explanation's causes (``OLM v0: ...``), for the short text,
+    which shortens each cause's reason and would leave them out."""
+    if resolution.request.rules != "olm-v0" or resolution.explanation is None:
+        return []
+    found = []
+    for cause in resolution.explanation.causes:
+        for words in re.findall(r"OLM v0: (.*?)(?:\)$|$)", cause.text):
+            found.append(f"OLM v0: {words}")
+    return list(dict.fromkeys(found))
 
 
 def rules_line(rules: str) -> str:

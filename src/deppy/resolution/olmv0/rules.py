@@ -297,8 +297,24 @@ def need_words(dependent: Bundle) -> list[str | None]:
         for g in dependent.required_gvks
     ]
     words += [f"{prefix} with label: {label}" for label in dependent.required_labels]
-    words += [None for _ in dependent.constraints]
+    words += [_constraint_words(raw) for raw in dependent.constraints]
     return words
+
+
+# the fields of operator-framework/api's constraints.Constraint, which OLM v0 decodes with
+# unknown fields disallowed
+_CONSTRAINT_FIELDS = frozenset({"failureMessage", "gvk", "package", "all", "any", "not", "cel"})
+
+
+def _constraint_words(raw: object) -> str | None:
+    """OLM v0's error for an olm.constraint with a field it does not know (Go's JSON decoder
+    names the first); None for the rest, which deppy explains in its own words."""
+    if not isinstance(raw, dict):
+        return None
+    unknown = next((key for key in raw if key not in _CONSTRAINT_FIELDS), None)
+    if unknown is None:
+        return None
+    return f'OLM v0: parse olm.constraint: json: unknown field "{unknown}"'
 
 
 def why_none(requirement: RequiredPackage, context: ResolutionContext) -> str:
