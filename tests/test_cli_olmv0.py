@@ -207,6 +207,9 @@ def test_fleet_plan_of_the_example_exports_under_both_rules() -> None:
             else:
                 assert operator["next"] == olm["next"]
     assert differences == FLEET_DIFFERENCES
+    code, out, _ = run("fleet", "plan", str(EXPORTS), "--catalog", str(COMMUNITY),
+                       "--workers", "0")  # fmt: skip
+    assert "\nRules: olm-v0 (24 clusters)\n" in out  # the summary says whose rules planned
 
 
 def test_an_olm_v0_namespace_with_no_subscription(tmp_path: Path, catalog: Path) -> None:
