@@ -236,3 +236,33 @@ def test_the_short_text_keeps_olm_v0s_words(tmp_path: Path) -> None:
         "OLM v0: bundle a.v1.0.0 requires an operator providing an API with group: example.com, "
         "version: v1, kind: K\nrules: olm-v0"
     ) in out
+
+
+def test_an_input_class_under_olm_v0_rules_moves_one_step(tmp_path: Path) -> None:
+    """The controller resolves a unit under its InputClass's rules: an installed bundle the
+    unit holds moves one InstallPlan's step under olm-v0, to the newest under deppy's."""
+    from deppy.catalog.fbc import load_catalog
+    from deppy.controller.catalogs.cache import CatalogCache
+    from deppy.controller.resolving.units import Held, Unit, resolve_unit
+    from deppy.resolution.request import ClusterFacts
+    from deppy.resolution.request_parsing import parse_installed
+
+    path = write_catalog(tmp_path / "c", simple_package("a", "1.0.0", "1.1.0", "1.2.0"))
+    cache = CatalogCache()
+    cache.loaded("main", load_catalog(path, name="main"), "d1", "t1")
+    body = {
+        "metadata": {"name": "want-a", "namespace": "ns"},
+        "spec": {
+            "constraints": [
+                {"type": "olm.packageVersion", "value": {"package": "a", "version": ">=1.0.0"}}
+            ]
+        },
+    }
+    held = [Held("unit", parse_installed("a@1.0.0,channel=stable,catalog=main"), "set-1")]
+    chosen = {}
+    for rules in ("deppy", "olm-v0"):
+        params = class_parameters({"metadata": {"name": "c"}, "parameters": {"rules": rules}})
+        outcome = resolve_unit(Unit("unit", params, (body,)), held, cache, ClusterFacts())
+        assert outcome.reason == "Resolved", outcome.message
+        chosen[rules] = [str(e.bundle.version) for e in outcome.entries]
+    assert chosen == {"deppy": ["1.2.0"], "olm-v0": ["1.1.0"]}
