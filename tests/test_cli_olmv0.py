@@ -266,3 +266,19 @@ def test_an_input_class_under_olm_v0_rules_moves_one_step(tmp_path: Path) -> Non
         assert outcome.reason == "Resolved", outcome.message
         chosen[rules] = [str(e.bundle.version) for e in outcome.entries]
     assert chosen == {"deppy": ["1.2.0"], "olm-v0": ["1.1.0"]}
+
+
+def test_upgrades_say_when_olm_v0_cannot_sort_the_channel(tmp_path: Path) -> None:
+    from tests.olm_builders import bundle, channel, package
+
+    objs = [package("a"), channel("a", "stable", "a.v1.0.0", "a.v2.0.0"),
+            bundle("a", "1.0.0"), bundle("a", "2.0.0")]  # fmt: skip
+    path = write_catalog(tmp_path / "two", objs)
+    args = ("upgrades", "--catalog", f"{path}=main", "--installed",
+            "a@1.0.0,channel=stable,catalog=main", "--rules", "olm-v0")  # fmt: skip
+    code, out, _ = run(*args, "-o", "json")
+    (report,) = json.loads(out)
+    assert code == 0 and report["installPlans"] == []
+    assert report["refused"].startswith("OLM v0: a unique replacement chain within a channel")
+    code, out, _ = run(*args)
+    assert code == 0 and "  OLM v0: a unique replacement chain" in out

@@ -261,7 +261,7 @@ def _report_lines(report: UpgradeReport) -> list[str]:
                 f"deppy's rules reach {newest.version}"
             )
         if plans.refused is not None:
-            lines.append(f"  OLM v0 stops: {plans.refused}")
+            lines.append(f"  {plans.refused}")
     if report.cross_channel_update_found:
         lines.append("  only by switching channel (CrossChannelUpdateFound):")
         for other in report.other_channels:

@@ -196,7 +196,7 @@ def installed_moves(
             continue
         walked = _walk(context, catalog, channel)
         if walked.error is not None:
-            return InstalledMoves((), walked.error)
+            return InstalledMoves((), f"OLM v0: {walked.error}")
         entries = {e.name: e for e in channel.entries}
         for name in walked.names:
             entry = entries[name]
