@@ -282,3 +282,34 @@ def test_upgrades_say_when_olm_v0_cannot_sort_the_channel(tmp_path: Path) -> Non
     assert report["refused"].startswith("OLM v0: a unique replacement chain within a channel")
     code, out, _ = run(*args)
     assert code == 0 and "  OLM v0: a unique replacement chain" in out
+
+
+@pytest.mark.skipif(not COMMUNITY.is_dir(), reason=f"no community catalog at {COMMUNITY}")
+def test_a_pending_subscription_of_an_export_is_resolved_under_olm_v0(tmp_path: Path) -> None:
+    """A Subscription that installed nothing yet is what OLM v0 resolves next: under olm-v0
+    (the export's default) it is asked for, with its channel and startingCSV."""
+    export = json.loads((EXPORTS / "cluster-00000.json").read_text())
+    export["subscriptions"].append(
+        {
+            "apiVersion": "operators.coreos.com/v1alpha1",
+            "kind": "Subscription",
+            "metadata": {"name": "horreum", "namespace": "openshift-operators"},
+            "spec": {
+                "name": "horreum-operator",
+                "channel": "alpha",
+                "source": "community-operators-prod-v4.18",
+                "sourceNamespace": "openshift-marketplace",
+                "startingCSV": "horreum-operator.v0.2.0",
+            },
+        }
+    )
+    path = tmp_path / "pending.json"
+    path.write_text(json.dumps(export))
+    args = ("resolve", "--cluster", str(path), "--catalog", str(COMMUNITY), "-q", "-o", "json")
+    code, out, err = run(*args)
+    assert code == 0, err
+    chosen = {s["package"]: s for s in json.loads(out)["selection"]}
+    assert chosen["horreum-operator"]["bundle"] == "horreum-operator.v0.2.0"
+    assert chosen["horreum-operator"]["action"] == "install"
+    code, out, err = run(*args, "--rules", "deppy")
+    assert "horreum-operator" not in {s["package"] for s in json.loads(out)["selection"]}

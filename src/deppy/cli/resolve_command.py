@@ -305,6 +305,7 @@ def resolve_cmd(
             else:
                 request = found.request(request)
                 request = replace(request, rules=found.rules(rules, request))
+                request = found.with_pending(request)
             notes = notes + found.warnings
             if not request.required and not request.installed:
                 raise click.UsageError(

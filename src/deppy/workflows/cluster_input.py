@@ -70,6 +70,20 @@ class ClusterInput:
     namespace: str | None = None
     catalog_namespaces: tuple[tuple[str, str], ...] = ()
 
+    def with_pending(self, request: ResolutionRequest) -> ResolutionRequest:
+        """Under OLM v0's rules, the Subscriptions that installed nothing yet are asked for, as
+        OLM v0 resolves them (a package the request already names keeps the request's)."""
+        if request.rules != "olm-v0":
+            return request
+        named = {r.package for r in request.required} | {i.package for i in request.installed}
+        known = set(self.catalogs.names())
+        pending = tuple(
+            r if r.catalog is None or r.catalog in known else replace(r, catalog=None)
+            for r in self.installed.pending
+            if r.package not in named
+        )
+        return replace(request, required=request.required + pending)
+
     def rules(self, explicit: str | None, request: ResolutionRequest) -> str:
         """``--rules`` when given; else OLM v0's for an OLM v0 cluster (a request file or
         ClusterExtension documents that chose other rules keep them)."""
