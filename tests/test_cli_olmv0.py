@@ -313,3 +313,13 @@ def test_a_pending_subscription_of_an_export_is_resolved_under_olm_v0(tmp_path: 
     assert chosen["horreum-operator"]["action"] == "install"
     code, out, err = run(*args, "--rules", "deppy")
     assert "horreum-operator" not in {s["package"] for s in json.loads(out)["selection"]}
+
+
+def test_a_trace_of_an_olm_v0_answer_replays_it(tmp_path: Path, catalog: Path) -> None:
+    """The trace keeps the request's rules and OLM v0's fields: the replay is the same answer."""
+    trace = tmp_path / "t.jsonl"
+    request = request_file(tmp_path, catalog, "olm-v0")
+    code, out, _ = run("resolve", "-f", str(request), "--trace", str(trace), "-o", "json")
+    assert code == 0
+    code, replayed, _ = run("replay", str(trace), "-o", "json")
+    assert code == 0 and replayed == out and json.loads(out)["rules"] == "olm-v0"
