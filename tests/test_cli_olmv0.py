@@ -323,3 +323,13 @@ def test_a_trace_of_an_olm_v0_answer_replays_it(tmp_path: Path, catalog: Path) -
     assert code == 0
     code, replayed, _ = run("replay", str(trace), "-o", "json")
     assert code == 0 and replayed == out and json.loads(out)["rules"] == "olm-v0"
+
+
+def test_dry_run_next_says_its_rules(tmp_path: Path, catalog: Path) -> None:
+    request = request_file(tmp_path, catalog, "olm-v0")
+    code, out, _ = run("resolve", "-f", str(request), "--dry-run-next", "ocp=4.19")
+    assert code == 0 and out.rstrip().splitlines()[-1].startswith("rules: olm-v0")
+    code, out, _ = run("resolve", "-f", str(request), "--dry-run-next", "ocp=4.19", "-o", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["now"]["rules"] == data["then"]["rules"] == "olm-v0"

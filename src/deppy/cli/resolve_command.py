@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.cli.answer_output import MIN_LINES, dump, render
+from deppy.cli.answer_output import MIN_LINES, dump, render, rules_line
 from deppy.cli.data_output import SETTINGS, emit, say, warn_within
 from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.exit_codes import EXIT_OLMV1_REFUSES
@@ -445,6 +445,8 @@ def dry_run(
     report = what_if(catalog_set, request, target)
     if output in ("text", "table"):
         say(whatif_as_text(report))
+        if rules_line(request.rules):
+            say(rules_line(request.rules))
     else:
         dump(report.as_dict(), output)
     return EXIT_UNRESOLVABLE if report.breaks or not report.before.resolved else 0
