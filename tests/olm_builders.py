@@ -150,8 +150,11 @@ def run(
     kube: str | None = None,
     exclude: Sequence[str] = (),
     sources: Sequence[str] = (),
+    rules: str = "deppy",
+    namespace: str | None = None,
+    catalog_namespaces: Sequence[tuple[str, str]] = (),
 ) -> Resolution:
-    """Resolve with CLI-style SPEC strings, as a user would write them."""
+    """Resolve with CLI-style SPEC strings, as a user would write them (under ``rules``)."""
     if isinstance(catalogs, Catalog):
         catalogs = [catalogs]
     catalog_set = catalogs if isinstance(catalogs, CatalogSet) else CatalogSet(catalogs)
@@ -164,6 +167,9 @@ def run(
         ),
         sources=tuple(sources),
         exclude=tuple(parse_exclude(s) for s in exclude),
+        rules=rules,
+        namespace=namespace,
+        catalog_namespaces=tuple(catalog_namespaces),
     )
     return resolve(catalog_set, request)
 

@@ -172,7 +172,7 @@ def _installed_flags(olm: OLMCluster) -> list[str]:
 
 
 def test_resolve_live_equals_the_same_question_with_installed_flags(olm: OLMCluster) -> None:
-    live = olm.live("resolve", "--namespace", olm.subs, "-o", "json")
+    live = olm.live("resolve", "--namespace", olm.subs, "--rules", "deppy", "-o", "json")
     data = _json(live)
     flags = olm.deppy(
         "resolve", "--catalog", olm.flags_catalog, *_installed_flags(olm),
@@ -183,6 +183,11 @@ def test_resolve_live_equals_the_same_question_with_installed_flags(olm: OLMClus
     assert chosen[NHC[0]] == ("upgrade", "0.10.0")
     assert chosen[KOGITO[0]] == ("keep", "1.2.0")
     assert chosen["rabbitmq-cluster-operator"][0] == "install"  # a dependency of rabbitmq
+    # without --rules an OLM v0 cluster is answered as OLM v0 would: one InstallPlan's step
+    olm_v0 = _json(olm.live("resolve", "--namespace", olm.subs, "-o", "json"))
+    assert olm_v0["rules"] == "olm-v0"
+    moved = {s["package"]: s for s in olm_v0["selection"]}[NHC[0]]
+    assert moved["action"] == "upgrade" and len(moved["path"]) == 2, moved
     warnings = "\n".join(data["warnings"])
     assert f"CatalogSource {olm.subs}/down" in warnings  # its endpoint is down: named, skipped
     assert "elsewhere" in warnings  # the Subscription names a CatalogSource that does not exist
@@ -202,9 +207,17 @@ def test_every_selected_bundle_carries_the_properties_resolution_used(olm: OLMCl
 def test_upgrades_live_equals_installed_flags(olm: OLMCluster) -> None:
     live = olm.live("upgrades", "--namespace", olm.subs, "-o", "json")
     flags = olm.deppy(
-        "upgrades", "--catalog", olm.flags_catalog, *_installed_flags(olm),
-        "--kube-version", "1.20.2", "-o", "json",
-    )  # fmt: skip
+        "upgrades",
+        "--catalog",
+        olm.flags_catalog,
+        *_installed_flags(olm),
+        "--kube-version",
+        "1.20.2",
+        "--rules",
+        "olm-v0",
+        "-o",
+        "json",
+    )  # fmt: skip  (an OLM v0 cluster's answer is OLM v0's: the flags ask for its rules)
     assert live.exit_code == 0, live.output
     assert json.loads(live.stdout) == json.loads(flags.stdout)
 

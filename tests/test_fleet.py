@@ -117,14 +117,15 @@ def _same_as_alone(record: dict[str, Any]) -> None:
     alone = upgrades(export_of(record))
     assert [o["package"] for o in record["operators"]] == [a["package"] for a in alone]
     for operator, answer in zip(record["operators"], alone, strict=True):
-        channel = answer["channel"]
-        newest = channel["newest"] if channel else None
+        assert answer["rules"] == record["rules"] == "olm-v0"  # OLM v0 exports: OLM v0's rules
+        plans = answer["installPlans"]  # OLM v0's next step, and the next, ...
+        newest, path = (plans[-1], [answer["bundle"], *plans]) if plans else (None, [])
         moves = newest is not None and newest != answer["bundle"]
         assert operator["installed"] == answer["installed"]
         assert operator["bundle"] == answer["bundle"]
         assert operator["inCatalog"] == answer["inCatalog"]
         assert operator["newest"] == (newest if moves else None)
-        assert operator["path"] == (channel["path"] if moves else [])
+        assert operator["path"] == (path if moves else [])
         others = [(c["channel"], c["newest"]) for c in answer["otherChannels"]]
         assert [(c["channel"], c["newest"]) for c in operator["otherChannels"]] == others
     # at the target: each blocker's fix is what `deppy upgrades --ocp-version TARGET` picks

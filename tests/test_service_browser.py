@@ -342,3 +342,34 @@ def test_the_upgrades_page_has_an_olm_v1_mode(server: str, browser: object, shot
     assert "Next: 0.7.0 (argocd-operator.v0.7.0, catalog community)" in text
     assert "Path: 0.5.0 → 0.7.0 → " in text and "(15 reconciliations)" in text
     driver.save_screenshot(str(shots / "13-upgrades-olmv1.png"))  # type: ignore[attr-defined]
+
+
+def test_the_resolve_form_chooses_olm_v0_rules(server: str, browser: object, shots: Path) -> None:
+    """The Rules select (issue 48): the same installed bundle moves to deppy's newest under
+    deppy's rules and one InstallPlan's step under OLM v0's, and the answer says which."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver: Any = browser
+    answers = {}
+    for rules in ("deppy", "olm-v0"):
+        driver.get(f"{server}/#/resolve?installed=gitlab-operator-kubernetes@2.4.0")
+        wait_for(driver, "#resolve-form")
+        driver.find_element(By.ID, "installed-0-channel").send_keys("stable")
+        Select(driver.find_element(By.ID, "rules")).select_by_value(rules)
+        driver.find_element(By.ID, "resolve-button").click()
+        wait_for(driver, "#selection table")
+        assert f"(rules: {rules})" in wait_for(driver, "#rules-used").text  # type: ignore[attr-defined]
+        answers[rules] = driver.find_element(By.ID, "selection").text
+    assert (
+        "gitlab-operator-kubernetes 3.3.0 stable community upgrade from 2.4.0" in answers["deppy"]
+    )
+    assert (
+        answers["olm-v0"]
+        .splitlines()[1]
+        .startswith(
+            "1 gitlab-operator-kubernetes 2.4.1 stable community upgrade from 2.4.0 via "
+            "gitlab-operator-kubernetes.v2.4.0 → gitlab-operator-kubernetes.v2.4.1 installed"
+        )
+    )
+    driver.save_screenshot(str(shots / "20-olm-v0-rules.png"))

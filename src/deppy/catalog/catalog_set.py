@@ -40,6 +40,7 @@ class BundleSource(Protocol):
     """
 
     def rank(self, catalog: str) -> int: ...
+    def priority(self, catalog: str) -> int: ...
     def names(self) -> list[str]: ...
     def restricted(self, names: Sequence[str]) -> BundleSource: ...
     def bundles_of(self, package: str) -> list[Bundle]: ...
@@ -91,6 +92,12 @@ class CatalogSet:
     def rank(self, catalog: str) -> int:
         """Position by preference: 0 is the most preferred catalog (unknown ones last)."""
         return self._rank.get(catalog, len(self._rank))
+
+    def priority(self, catalog: str) -> int:
+        """The catalog's own priority (0 for one it does not hold): OLM v0 orders catalogs of
+        one priority by namespace before name, which ``rank`` cannot tell."""
+        found = self._by_name.get(catalog)
+        return found.priority if found else 0
 
     def catalog(self, name: str) -> Catalog:
         try:

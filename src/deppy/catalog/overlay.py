@@ -31,6 +31,9 @@ class Overlay:
             return self.top.rank(catalog)
         return len(self._top_names) + self.base.rank(catalog)
 
+    def priority(self, catalog: str) -> int:
+        return self._for(catalog).priority(catalog)
+
     def names(self) -> list[str]:
         return self.top.names() + self.base.names()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -42,15 +43,46 @@ def render(
     if output == "html":
         emit(resolution_as_html(resolution, facts))
         return
+    line = rules_line(resolution.request.rules)
     if resolution.explanation is not None:
         if verbose:
             say(explanation_as_text(resolution.explanation, verbose=True))
         else:  # one screen with the warnings above it (at least four lines of its own)
             room = max(SCREEN_LINES - SETTINGS.warned, MIN_LINES)
-            say(explanation_as_short_text(resolution.explanation, lines=room))
-        return
-    assert resolution.selection is not None
-    say("\n".join(selection_lines(resolution.selection)))
+            said = rules_words(resolution)
+            text = explanation_as_short_text(
+                resolution.explanation, lines=room - bool(line) - len(said)
+            )
+            say(text)
+            for words in said:
+                if " ".join(words.split()) not in " ".join(text.split()):
+                    say(words)
+    elif not resolution.selection:  # a request (OLM v0's namespace) with nothing in it
+        say("Resolution: nothing to install or upgrade.")
+    else:
+        say("\n".join(selection_lines(resolution.selection)))
+    if line:
+        say(line)
+
+
+def rules_words(resolution: Resolution) -> list[str]:
+    """OLM v0's own words in an explanation's causes (``OLM v0: ...``), for the short text,
+    which shortens each cause's reason and would leave them out."""
+    if resolution.request.rules != "olm-v0" or resolution.explanation is None:
+        return []
+    found = []
+    for cause in resolution.explanation.causes:
+        for words in re.findall(r"OLM v0: (.*?)(?:\)$|$)", cause.text):
+            found.append(f"OLM v0: {words}")
+    return list(dict.fromkeys(found))
+
+
+def rules_line(rules: str) -> str:
+    """The text answer's last line when rules other than deppy's own produced it (deppy's own
+    say nothing, as before there was a choice; JSON and HTML always name them)."""
+    if rules == "olm-v0":
+        return "rules: olm-v0 (OLM v0's resolver, as OLM v0 would answer; --rules deppy: deppy's)"
+    return ""
 
 
 def selection_lines(selection: Sequence[SelectedBundle]) -> list[str]:
@@ -97,6 +129,8 @@ def resolution_as_html(resolution: Resolution, facts: Sequence[tuple[str, str]] 
             )
             for n, item in enumerate(resolution.selection, start=1)
         ]
+    if not any(label == "rules" for label, _ in facts):
+        facts = [("rules", resolution.request.rules), *facts]
     return html_page(
         "deppy resolution",
         table_title="Resolution (install in this order)",

@@ -16,7 +16,7 @@ import orjson
 
 from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import quiet_option, warn
+from deppy.cli.workflow_options import quiet_option, rules_option, warn
 from deppy.errors import DeppyError, InputError
 
 if TYPE_CHECKING:
@@ -92,6 +92,7 @@ def _default_workers() -> int:
     "tasks, at most 500).",
 )
 @quiet_option
+@rules_option
 def plan_cmd(
     clusters: tuple[str, ...],
     catalogs: tuple[str, ...],
@@ -103,6 +104,7 @@ def plan_cmd(
     workers: int | None,
     scheduler: str | None,
     batch_size: int | None,
+    rules: str | None,
 ) -> None:
     """Plan each cluster and sum the fleet up.
 
@@ -115,6 +117,10 @@ def plan_cmd(
     forward (stranded); updates asking for more RBAC. The fleet: clusters grouped by identical
     plan (waves), top blockers, versions in use, clusters that need no change. A cluster that
     cannot be read or planned is an error record; the run goes on.
+
+    Subscriptions are planned under OLM v0's rules unless --rules deppy: the next step is the
+    InstallPlan OLM v0 makes, the path its InstallPlans one after another. Each record says
+    which rules ("rules").
     """
     from deppy.workflows.fleet.inputs import cluster_refs
     from deppy.workflows.fleet.plan import FleetSettings
@@ -130,6 +136,7 @@ def plan_cmd(
         target_ocp=ocp_version,
         target_kube=kube_version,
         kubeconfig=kubeconfig,
+        rules=rules,
     )
     settings.check()  # a bad target or catalog fails here, before any worker starts
     rollup = Rollup()

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.cli.answer_output import MIN_LINES, dump, render
+from deppy.cli.answer_output import MIN_LINES, dump, render, rules_line
 from deppy.cli.data_output import SETTINGS, emit, say, warn_within
 from deppy.cli.deadline import timeout_option, whole_command
 from deppy.cli.exit_codes import EXIT_OLMV1_REFUSES
@@ -23,14 +23,16 @@ from deppy.cli.workflow_options import (
     output_option,
     quiet_option,
     read_cluster_option,
+    rules_option,
     source_option,
     stderr,
     warn,
     warn_problems,
 )
+from deppy.errors import InputError
 from deppy.explain.render import SCREEN_LINES, explanation_as_short_text
 from deppy.resolution.answer import Resolution
-from deppy.resolution.request import ClusterFacts, ResolutionRequest
+from deppy.resolution.request import ClusterFacts, ResolutionRequest, known_rules
 from deppy.resolution.request_parsing import (
     load_request_file,
     parse_catalog,
@@ -159,6 +161,7 @@ Examples:
     "answer, its redirects) after this many seconds.",
 )
 @quiet_option
+@rules_option
 @timeout_option("Give up after this many seconds (loading and output included).")
 @click.option(
     "--one-step",
@@ -218,6 +221,7 @@ def resolve_cmd(
     resolved_catalog: str | None,
     tls_verify: bool,
     registry_timeout: float,
+    rules: str | None,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
 
@@ -233,6 +237,8 @@ def resolve_cmd(
         request = ResolutionRequest()
         extension_notes: tuple[str, ...] = ()
         documents = olmv1_documents(request_file) if request_file is not None else None
+        if documents is not None and rules not in (None, "deppy"):
+            raise rules_for_extensions(rules, str(request_file))
         state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
         if documents is not None and (state is not None or not catalog_specs):
             request = ResolutionRequest(rules="olmv1")  # the catalogs come first
@@ -242,16 +248,21 @@ def resolve_cmd(
         elif request_file is not None:
             request, from_file = load_request_file(request_file)
             catalog_specs = catalog_specs or from_file
-        request = ResolutionRequest(
+        request = replace(
+            request,
             required=request.required + tuple(parse_require(s) for s in required),
             installed=request.installed + tuple(parse_installed(s) for s in installed),
             cluster=cluster_facts(ocp_version, kube_version).or_else(request.cluster),
             sources=request.sources + sources,
             exclude=request.exclude + tuple(parse_exclude(s) for s in exclude),
             one_step=one_step or request.one_step,
-            rules=request.rules,
+            rules=rules if rules is not None and documents is None else request.rules,
         )
-        if state is None and documents is None and not request.required and not request.installed:
+        empty = not request.required and not request.installed
+        # OLM v0 resolves a namespace with no Subscription to no InstallPlan: a request file
+        # under its rules may state one; anything else with nothing in it is a mistake
+        olm_v0_namespace = request_file is not None and request.rules == "olm-v0"
+        if state is None and documents is None and empty and not olm_v0_namespace:
             raise click.UsageError(
                 "nothing to resolve: give --require/--installed, -f FILE or a cluster "
                 "(--cluster/--kubeconfig)"
@@ -293,6 +304,8 @@ def resolve_cmd(
                 notes = notes + olm.warnings
             else:
                 request = found.request(request)
+                request = replace(request, rules=found.rules(rules, request))
+                request = found.with_pending(request)
             notes = notes + found.warnings
             if not request.required and not request.installed:
                 raise click.UsageError(
@@ -380,6 +393,15 @@ def resolve_cmd(
         raise SystemExit(exit_status(resolution, plan))
 
 
+def rules_for_extensions(rules: str, where: str) -> InputError:
+    """``--rules olm-v0`` for ClusterExtension documents: OLM v1 installs them, by its rules."""
+    return InputError(
+        f"--rules {rules}",
+        f"{where} holds ClusterExtension documents, which OLM v1 resolves by its own rules",
+        known_rules(),
+    )
+
+
 def publisher(
     dest: str | None, tls_verify: bool, timeout: float, catalogs: BundleSource
 ) -> Publisher | None:
@@ -423,6 +445,8 @@ def dry_run(
     report = what_if(catalog_set, request, target)
     if output in ("text", "table"):
         say(whatif_as_text(report))
+        if rules_line(request.rules):
+            say(rules_line(request.rules))
     else:
         dump(report.as_dict(), output)
     return EXIT_UNRESOLVABLE if report.breaks or not report.before.resolved else 0

@@ -20,6 +20,7 @@ from deppy.cli.workflow_options import (
     dump,
     output_option,
     read_cluster_option,
+    rules_option,
     stderr,
     warn,
     warn_problems,
@@ -62,6 +63,7 @@ SHOWN_UPDATES = 10
 @cluster_options
 @cluster_input_options
 @output_option("text", "json", "yaml")
+@rules_option
 def upgrades_cmd(
     extension_file: Path | None,
     installed: tuple[str, ...],
@@ -74,6 +76,7 @@ def upgrades_cmd(
     kube_context: str | None,
     cluster_namespace: str | None,
     output: str,
+    rules: str | None,
 ) -> None:
     """List the updates of installed bundles: in their channel (those deppy resolve chooses from),
     and those available only by switching channel (CrossChannelUpdateFound), each with the
@@ -85,11 +88,18 @@ def upgrades_cmd(
     With --ocp-version/--kube-version, updates the cluster cannot run are marked and the path
     leads to the newest one it can run.
 
+    Under --rules olm-v0 (the default for a cluster with Subscriptions) each also lists the
+    InstallPlans OLM v0 would make, one per approval.
+
     Exit 0 listed, 1 OLM v1 finds no bundle for a ClusterExtension (-f; with the ways out
     deppy resolve offers), 2 bad input.
     """
     state = read_cluster_option(cluster_path, kubeconfig, kube_context, cluster_namespace)
     if extension_file is not None:
+        if rules not in (None, "deppy"):
+            from deppy.cli.resolve_command import rules_for_extensions
+
+            raise rules_for_extensions(rules, str(extension_file))
         raise SystemExit(_extension_upgrades(extension_file, catalogs, output, state))
     specs = [parse_installed(spec) for spec in installed]
     cluster = cluster_facts(ocp_version, kube_version)
@@ -113,6 +123,7 @@ def upgrades_cmd(
         )
         asked = ResolutionRequest(installed=tuple(specs), cluster=cluster)
         merged = found.request(asked, upgradable_only=True)
+        rules = found.rules(rules, merged)
         source, specs, cluster, notes = (
             found.catalogs,
             list(merged.installed),
@@ -122,7 +133,7 @@ def upgrades_cmd(
         if sources:
             source = source.restricted(list(sources))
     try:
-        reports, warnings = upgrade_reports(source, specs, cluster)
+        reports, warnings = upgrade_reports(source, specs, cluster, rules=rules or "deppy")
     except InputError as error:
         if state is None or not error.where.startswith(READ_FROM_CLUSTER):
             raise
@@ -232,6 +243,28 @@ def _report_lines(report: UpgradeReport) -> list[str]:
         lines.append("  up to date in its channel")
     else:
         lines += _channel_lines(here, "  ")
+    plans = report.install_plans
+    if plans is not None:
+        if plans.steps:
+            versions = [str(installed.version), *(str(b.version) for b in plans.steps)]
+            count = len(plans.steps)
+            plural = "InstallPlans" if count > 1 else "InstallPlan"
+            lines.append(
+                f"  OLM v0 (rules olm-v0): next InstallPlan {plans.steps[0].name}; "
+                f"{path_text(versions, count=False)} in {count} {plural}"
+            )
+        elif plans.refused is None:
+            lines.append("  OLM v0 (rules olm-v0): no InstallPlan, it stays")
+        last = plans.steps[-1] if plans.steps else report.bundle
+        newest = here.newest if here is not None else None
+        if plans.refused is None and newest is not None and newest.version > last.version:
+            lines.append(
+                f"  OLM v0 stops at {last.version}: no next InstallPlan (nothing on its "
+                "channel walk, skipped entries left out, replaces it that the cluster can run); "
+                f"deppy's rules reach {newest.version}"
+            )
+        if plans.refused is not None:
+            lines.append(f"  {plans.refused}")
     if report.cross_channel_update_found:
         lines.append("  only by switching channel (CrossChannelUpdateFound):")
         for other in report.other_channels:

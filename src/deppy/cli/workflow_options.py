@@ -14,8 +14,8 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.data_output import SETTINGS, dump, note, warn
 from deppy.cli.spinner import spinner
 from deppy.cli.text_table import columns
-from deppy.resolution.request import ClusterFacts
-from deppy.resolution.request_parsing import parse_catalog, parse_version
+from deppy.resolution.request import CHOSEN_RULES, ClusterFacts
+from deppy.resolution.request_parsing import checked_rules, parse_catalog, parse_version
 from deppy.workflows.catalog_loading import Report, load_catalogs, problem_lines_of
 
 if TYPE_CHECKING:
@@ -43,6 +43,25 @@ def catalog_option(function: F) -> F:
 
 def source_option(function: F) -> F:
     return click.option("--source", "sources", multiple=True, metavar="NAME", help=SOURCE_HELP)(
+        function
+    )
+
+
+RULES_HELP = (
+    f"Whose rules answer: {' or '.join(CHOSEN_RULES)} (OLM v0's resolver, as it ships). "
+    "Default: the request file's spec.rules, olm-v0 for a cluster with Subscriptions (an OLM "
+    "v0 cluster, live or exported), else deppy."
+)
+
+
+def rules_option(function: F) -> F:
+    """``--rules deppy|olm-v0``: None when not given (the input's own default applies); an
+    unknown name is the one line naming the rule sets and what each reads."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        return None if value is None else checked_rules(value, "--rules")
+
+    return click.option("--rules", metavar="|".join(CHOSEN_RULES), callback=check, help=RULES_HELP)(
         function
     )
 

@@ -29,7 +29,7 @@ from deppy.catalog.semver import Version, VersionError
 from deppy.cluster.objects import describe, dig, is_copied_csv, name_of, namespace_of, text
 from deppy.cluster.projection import Projection, bundle_of_projection, project_csv
 from deppy.cluster.state import ClusterState, catalog_name_map, cluster_version
-from deppy.resolution.request import ClusterFacts, InstalledBundle
+from deppy.resolution.request import ClusterFacts, InstalledBundle, RequiredPackage
 
 __all__ = [
     "HAND_INSTALLED_CATALOG",
@@ -62,6 +62,9 @@ class ClusterInstalled:
     warnings: tuple[str, ...]
     synthesised: int
     projections: tuple[Projection, ...]
+    # Subscriptions with no installed CSV yet, as the requirements OLM v0 resolves for them
+    # (package, channel, catalog, startingCSV): what resolve asks under olm-v0's rules
+    pending: tuple[RequiredPackage, ...] = ()
 
     def with_catalogs(self, names: Sequence[str]) -> ClusterInstalled:
         """Subscriptions whose catalog is not among ``names`` (the catalogs a resolution uses)
@@ -117,6 +120,7 @@ def installed_from_state(state: ClusterState, *, namespace: str | None = None) -
     by_name: dict[tuple[str, str], Obj] = {}  # the first CSV of each (namespace, name)
     for csv in csvs:
         by_name.setdefault((namespace_of(csv), name_of(csv)), csv)
+    pending: list[RequiredPackage] = []
     for subscription in subscriptions:
         entry, csv_name, problem = _subscribed(subscription, by_name, names, state)
         if csv_name is not None:
@@ -125,6 +129,8 @@ def installed_from_state(state: ClusterState, *, namespace: str | None = None) -
             warnings.append(problem)
         if entry is not None:
             subscribed.append(entry)
+        elif csv_name is None and text(subscription, "spec", "name") is not None:
+            pending.append(_pending(subscription, names, state))
     for extension in state.cluster_extensions:
         entry, problem = _extension(extension)
         if problem:
@@ -166,6 +172,23 @@ def installed_from_state(state: ClusterState, *, namespace: str | None = None) -
         warnings=tuple(dict.fromkeys(warnings)),
         synthesised=synthesised,
         projections=tuple(projections),
+        pending=tuple(pending),
+    )
+
+
+def _pending(
+    subscription: Obj, names: Mapping[tuple[str, str], str], state: ClusterState
+) -> RequiredPackage:
+    """A Subscription that has installed nothing yet, as the requirement OLM v0 resolves."""
+    where = describe(subscription, "Subscription")
+    package = text(subscription, "spec", "name") or ""
+    return RequiredPackage(
+        package,
+        channel=text(subscription, "spec", "channel"),
+        catalog=_catalog_of(subscription, names, state, where)[0],
+        text=where,
+        starting_csv=text(subscription, "spec", "startingCSV"),
+        subscription=name_of(subscription),
     )
 
 
@@ -222,6 +245,7 @@ def _subscribed(
             catalog=catalog[0],
             bundle=csv_name,
             text=where,
+            subscription=name_of(subscription),
         ),
         csv_name,
         catalog[1],

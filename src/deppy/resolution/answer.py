@@ -103,7 +103,7 @@ class Resolution:
         return self.selection is not None
 
     def as_dict(self) -> dict[str, Any]:
-        result: dict[str, Any] = {"resolved": self.resolved}
+        result: dict[str, Any] = {"resolved": self.resolved, "rules": self.request.rules}
         if self.selection is not None:
             result["selection"] = [s.as_dict() for s in self.selection]
         if self.explanation is not None:

@@ -127,6 +127,16 @@ class CandidateOrder:
         return unique
 
 
+@dataclass(frozen=True, slots=True)
+class InstalledMoves:
+    """Where a rule set lets an installed bundle go: ``targets`` most preferred first (staying
+    is always the last choice), or ``refused``: the rule set resolves nothing for it, in its
+    own words (OLM v0 stops when the subscription's channel has no single head)."""
+
+    targets: tuple[Bundle, ...] = ()
+    refused: str | None = None
+
+
 @dataclass
 class ResolutionContext:
     catalogs: BundleSource

@@ -43,6 +43,7 @@ from deppy.resolution.dependencies import needs_of
 from deppy.resolution.nodes import RequiredPackageProducer, has_property
 from deppy.resolution.request import PropertyRestriction, RequiredPackage
 from deppy.resolution.request_parsing import parse_range, required_from_parts
+from deppy.resolution.rule_sets import rule_set
 from deppy.resolution.variables import (
     ClusterPolicy,
     Excluded,
@@ -258,7 +259,7 @@ class StaticVariableProducer:
         for bundle in members:
             identifier = bundle_id(bundle)
             if identifier not in bundles:
-                needs = needs_of(bundle, context)
+                needs = needs_of(bundle, context, rule_set(context.request).dependency_order)
                 pairs: list[tuple[Constraint, Fact]] = [
                     (Dependency(*(bundle_id(b) for b in need.candidates)), need) for need in needs
                 ]

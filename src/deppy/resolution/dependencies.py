@@ -7,7 +7,7 @@ A bundle's dependency is never satisfied by another bundle of its own package.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from deppy.catalog.model import GVK, Bundle, PackageRequirement
 from deppy.catalog.semver import VersionRange
@@ -15,12 +15,25 @@ from deppy.errors import InputError
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.variables import INVALID_CONSTRAINT, Needs
 
+# A rule set's order of a dependency's candidates (``RuleSet.dependency_order``)
+DependencyOrder = Callable[[Bundle, Sequence[Bundle], ResolutionContext], list[Bundle]]
 
-def needs_of(bundle: Bundle, context: ResolutionContext) -> list[Needs]:
-    needs = [_package_need(bundle, r, context) for r in bundle.required_packages]
-    needs += [_api_need(bundle, gvk, context) for gvk in bundle.required_gvks]
-    needs += [_label_need(bundle, label, context) for label in bundle.required_labels]
-    needs += [_constraint_need(bundle, raw, context) for raw in bundle.constraints]
+
+def deppy_order(
+    dependent: Bundle, found: Sequence[Bundle], context: ResolutionContext
+) -> list[Bundle]:
+    """deppy's own: the dependent's catalog first, then as ``CandidateOrder`` sorts."""
+    return context.order.sort(found, prefer_catalog=dependent.catalog)
+
+
+def needs_of(
+    bundle: Bundle, context: ResolutionContext, order: DependencyOrder = deppy_order
+) -> list[Needs]:
+    """``order``: the request's rule set's (the pipeline's node passes it; deppy's by default)."""
+    needs = [_package_need(bundle, r, context, order) for r in bundle.required_packages]
+    needs += [_api_need(bundle, gvk, context, order) for gvk in bundle.required_gvks]
+    needs += [_label_need(bundle, label, context, order) for label in bundle.required_labels]
+    needs += [_constraint_need(bundle, raw, context, order) for raw in bundle.constraints]
     return needs
 
 
@@ -30,8 +43,10 @@ def _others(bundle: Bundle, found: Iterable[Bundle]) -> list[Bundle]:
     return [b for b in found if b.package != bundle.package or b == bundle]
 
 
-def _ordered(bundle: Bundle, found: Iterable[Bundle], context: ResolutionContext) -> list[Bundle]:
-    return context.order.sort(_others(bundle, found), prefer_catalog=bundle.catalog)
+def _ordered(
+    bundle: Bundle, found: Iterable[Bundle], context: ResolutionContext, order: DependencyOrder
+) -> list[Bundle]:
+    return order(bundle, _others(bundle, found), context)
 
 
 def versions_missing(
@@ -62,7 +77,10 @@ def package_absent(package: str, context: ResolutionContext) -> str:
 
 
 def _package_need(
-    bundle: Bundle, requirement: PackageRequirement, context: ResolutionContext
+    bundle: Bundle,
+    requirement: PackageRequirement,
+    context: ResolutionContext,
+    order: DependencyOrder,
 ) -> Needs:
     need = f"package {requirement.package} {requirement.text}".strip()
     if requirement.package == bundle.package:
@@ -82,11 +100,13 @@ def _package_need(
         )
     )
     return Needs(
-        bundle, need, tuple(_ordered(bundle, found, context)), missing, requirement.package
+        bundle, need, tuple(_ordered(bundle, found, context, order)), missing, requirement.package
     )
 
 
-def _api_need(bundle: Bundle, gvk: GVK, context: ResolutionContext) -> Needs:
+def _api_need(
+    bundle: Bundle, gvk: GVK, context: ResolutionContext, order: DependencyOrder
+) -> Needs:
     providers = context.catalogs.providers_of(gvk)
     found = _others(bundle, providers)
     missing = None
@@ -96,18 +116,25 @@ def _api_need(bundle: Bundle, gvk: GVK, context: ResolutionContext) -> Needs:
             if providers
             else f"no bundle in any catalog provides the API {gvk}"
         )
-    return Needs(bundle, f"API {gvk}", tuple(_ordered(bundle, found, context)), missing)
+    return Needs(bundle, f"API {gvk}", tuple(_ordered(bundle, found, context, order)), missing)
 
 
-def _label_need(bundle: Bundle, label: str, context: ResolutionContext) -> Needs:
+def _label_need(
+    bundle: Bundle, label: str, context: ResolutionContext, order: DependencyOrder
+) -> Needs:
     found = _others(bundle, context.catalogs.labelled(label))
     missing = None if found else f"no bundle in any catalog carries the label {label}"
     return Needs(
-        bundle, f"a bundle labelled {label}", tuple(_ordered(bundle, found, context)), missing
+        bundle,
+        f"a bundle labelled {label}",
+        tuple(_ordered(bundle, found, context, order)),
+        missing,
     )
 
 
-def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) -> Needs:
+def _constraint_need(
+    bundle: Bundle, raw: object, context: ResolutionContext, order: DependencyOrder
+) -> Needs:
     from deppy.catalog.cel import CelBudgetExceeded, rule_budget
     from deppy.catalog.constraint_spec import parse_constraint
 
@@ -133,4 +160,4 @@ def _constraint_need(bundle: Bundle, raw: object, context: ResolutionContext) ->
     missing = None
     if not _others(bundle, found):
         missing = spec.failure_message or f"no bundle in any catalog is {spec.describe()}"
-    return Needs(bundle, spec.describe(), tuple(_ordered(bundle, found, context)), missing)
+    return Needs(bundle, spec.describe(), tuple(_ordered(bundle, found, context, order)), missing)

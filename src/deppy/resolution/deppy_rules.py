@@ -1,22 +1,26 @@
 """deppy's own rule set for a required package (DESIGN.md, "OLM semantics").
 
 Candidates are the package's bundles in range, in a channel (the requested one when named),
-outside ignored versions, ordered by ``CandidateOrder``: catalog priority, the requested or
+outside ignored versions (only the ``startingCSV`` when a Subscription names one),
+ordered by ``CandidateOrder``: catalog priority, the requested or
 default channel, highest version first, deprecated last.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from deppy.catalog.model import Bundle
-from deppy.resolution.context import ResolutionContext
-from deppy.resolution.dependencies import package_absent
-from deppy.resolution.request import RequiredPackage
+from deppy.resolution.context import InstalledMoves, ResolutionContext
+from deppy.resolution.dependencies import deppy_order, package_absent
+from deppy.resolution.request import InstalledBundle, RequiredPackage
 
 
 class DeppyRules:
     """Which candidates, in which order, and why none: deppy's answers."""
 
     name = "deppy"
+    runtime_on_installed = True
 
     @staticmethod
     def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
@@ -29,6 +33,7 @@ class DeppyRules:
             and (requirement.catalog is None or b.catalog == requirement.catalog)
             and order.channels_containing(b)
             and (requirement.channel is None or order.in_channel(b, requirement.channel))
+            and (requirement.starting_csv is None or b.name == requirement.starting_csv)
         ]
         return order.sort(found, channel=requirement.channel)
 
@@ -55,6 +60,11 @@ class DeppyRules:
                     f"(channels: {', '.join(channels)})"
                 )
             scope = f" in channel {requirement.channel}{scope}"
+        if requirement.starting_csv is not None:
+            if not any(b.name == requirement.starting_csv for b in bundles):
+                named = requirement.starting_csv
+                return f"no bundle of {package}{scope} is named {named} (startingCSV)"
+            bundles = [b for b in bundles if b.name == requirement.starting_csv]
         in_range = sorted({b.version for b in bundles if requirement.versions.contains(b.version)})
         if not in_range:
             available = sorted({b.version for b in bundles})
@@ -69,3 +79,19 @@ class DeppyRules:
             f"every version of {package}{scope}{ranged} is ignored "
             f"({', '.join(str(v) for v in in_range)})"
         )
+
+    @staticmethod
+    def installed_moves(
+        installed: InstalledBundle, current: Bundle, context: ResolutionContext
+    ) -> InstalledMoves | None:
+        return None  # along the channel's upgrade edges (resolution.installed)
+
+    @staticmethod
+    def dependency_order(
+        dependent: Bundle, found: Sequence[Bundle], context: ResolutionContext
+    ) -> list[Bundle]:
+        return deppy_order(dependent, found, context)
+
+    @staticmethod
+    def need_words(dependent: Bundle) -> list[str | None]:
+        return []  # deppy's words only

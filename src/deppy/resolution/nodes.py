@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.dependencies import needs_of
-from deppy.resolution.installed import locate_installed, upgrade_candidates
-from deppy.resolution.request import RequiredPackage
+from deppy.resolution.installed import InstalledLocation, locate_installed, upgrade_candidates
+from deppy.resolution.request import InstalledBundle, RequiredPackage
 from deppy.resolution.rule_sets import rule_set
 from deppy.resolution.variables import (
     ClusterIncompatible,
@@ -84,14 +85,14 @@ class InstalledPackageProducer:
         produced: list[OLMVariable] = []
         for installed in context.request.installed:
             current = locate_installed(installed, context)
-            targets = [] if installed.held else upgrade_candidates(installed, current, context)
-            candidates = [*targets, current.bundle]
+            targets, refused = self.moves(installed, current, context)
+            candidates = [] if refused else [*targets, current.bundle]
             moves = f"stays ({installed.held})" if installed.held else "stays or upgrades"
             need = Needs(
                 installed,
                 f"{installed.describe()} {moves}",
                 tuple(candidates),
-                None,
+                refused,
                 installed.package,
             )
             pairs: list[tuple[Constraint, Fact]] = [
@@ -103,6 +104,19 @@ class InstalledPackageProducer:
             if current.synthetic:
                 produced.append(make("bundle", bundle_id(current.bundle), [], current.bundle))
         return produced
+
+    @staticmethod
+    def moves(
+        installed: InstalledBundle, current: InstalledLocation, context: ResolutionContext
+    ) -> tuple[list[Bundle], str | None]:
+        """Where the installed bundle may go under the request's rules, or why it cannot even
+        stay (OLM v0 resolves nothing for a channel it cannot sort)."""
+        if installed.held:
+            return [], None
+        own = rule_set(context.request).installed_moves(installed, current.bundle, context)
+        if own is None:
+            return upgrade_candidates(installed, current, context), None
+        return list(own.targets), own.refused
 
 
 class BundlesAndDependencies:
@@ -122,6 +136,8 @@ class BundlesAndDependencies:
             for bundle in fact.candidates
         )
         produced: list[OLMVariable] = []
+        rules = rule_set(context.request)
+        order = rules.dependency_order
         while queue:
             bundle = queue.popleft()
             identifier = bundle_id(bundle)
@@ -129,7 +145,12 @@ class BundlesAndDependencies:
                 continue
             done.add(identifier)
             pairs: list[tuple[Constraint, Fact]] = []
-            for need in needs_of(bundle, context):
+            words = rules.need_words(bundle)
+            for n, need in enumerate(needs_of(bundle, context, order)):
+                word = words[n] if n < len(words) else None
+                if word is not None and not need.candidates:  # the rule set's words beside
+                    said = f"{need.missing} ({word})" if need.missing else word
+                    need = replace(need, missing=said)
                 pairs.append((Dependency(*(bundle_id(b) for b in need.candidates)), need))
                 queue.extend(need.candidates)
             produced.append(make("bundle", identifier, pairs, bundle))
@@ -145,9 +166,10 @@ class RuntimeConstraints:
         self, context: ResolutionContext, variables: Sequence[OLMVariable]
     ) -> list[OLMVariable]:
         pairs: list[tuple[Constraint, Fact]] = []
+        spared = self.installed_spared(context)
         for variable in variables:
             bundle = variable.bundle
-            if variable.kind != "bundle" or bundle is None:
+            if variable.kind != "bundle" or bundle is None or bundle in spared:
                 continue
             for fact in self.violations(bundle, context):
                 pairs.append((Conflict(variable.id), fact))
@@ -155,6 +177,14 @@ class RuntimeConstraints:
             return []
         policy = ClusterPolicy(self.describe(context))
         return [make("cluster", "cluster constraints", [(Mandatory(), policy), *pairs])]
+
+    @staticmethod
+    def installed_spared(context: ResolutionContext) -> set[Bundle]:
+        """The installed bundles, where the rule set applies no runtime constraint to them
+        (OLM v0: system constraints are for catalog entries, not the cluster's own CSVs)."""
+        if rule_set(context.request).runtime_on_installed:
+            return set()
+        return {locate_installed(i, context).bundle for i in context.request.installed}
 
     @staticmethod
     def describe(context: ResolutionContext) -> str:

@@ -50,6 +50,9 @@ class RecordingSource:
     def rank(self, catalog: str) -> int:
         return int(self._ask("rank", catalog))
 
+    def priority(self, catalog: str) -> int:
+        return int(self._ask("priority", catalog))
+
     def names(self) -> list[str]:
         return list(self._ask("names"))
 

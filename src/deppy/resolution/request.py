@@ -13,6 +13,22 @@ from typing import Any
 from deppy.catalog.semver import Version, VersionRange
 from deppy.catalog.semver.extension_constraint import ExtensionConstraint
 
+# The rule sets a user may ask for (``--rules``, ``spec.rules``), with what each reads; OLM v1's
+# (``olmv1``) is chosen by ClusterExtension documents themselves, never by name.
+CHOSEN_RULES = {
+    "deppy": "deppy's own rules (the default; reads --require/--installed, ActiveResolution "
+    "files and clusters)",
+    "olm-v0": "OLM v0's resolver (reads the same as deppy: Subscriptions as required/installed, "
+    "spec.namespace, catalog namespaces; the default for OLM v0 clusters)",
+}
+
+
+def known_rules() -> str:
+    """The one line every refusal of a rule set's name ends with."""
+    shown = "; ".join(f"{name}: {what}" for name, what in CHOSEN_RULES.items())
+    return f"known rule sets: {shown}; OLM v1's are chosen by ClusterExtension documents"
+
+
 CATALOG_PROVIDED = "CatalogProvided"
 SELF_CERTIFIED = "SelfCertified"
 UPGRADE_POLICIES = (CATALOG_PROVIDED, SELF_CERTIFIED)
@@ -78,6 +94,10 @@ class RequiredPackage:
     ignore_versions: tuple[Version, ...] = ()
     text: str = ""
     extension: ExtensionTerms | None = None  # an OLM v1 ClusterExtension's terms
+    # an OLM v0 Subscription's spec.startingCSV: the bundle it installs first (olm-v0 rules)
+    starting_csv: str | None = None
+    # the Subscription's metadata.name, for OLM v0's own words (None: the package's name)
+    subscription: str | None = None
 
     def describe(self) -> str:
         parts = [self.package]
@@ -89,6 +109,8 @@ class RequiredPackage:
             parts.append(f"in channel {self.channel}")
         if self.catalog:
             parts.append(f"from catalog {self.catalog}")
+        if self.starting_csv:
+            parts.append(f"starting at {self.starting_csv}")
         if self.ignore_versions:
             parts.append("ignoring " + ", ".join(str(v) for v in self.ignore_versions))
         return " ".join(parts)
@@ -110,6 +132,7 @@ class InstalledBundle:
     bundle: str | None = None
     text: str = ""
     held: str = ""
+    subscription: str | None = None  # the OLM v0 Subscription's name (None: the package's)
 
     def describe(self) -> str:
         where = f" (channel {self.channel})" if self.channel else ""
@@ -155,6 +178,14 @@ class ResolutionRequest:
     # OLM v0 moves an installed bundle one upgrade step per resolution; deppy by default goes
     # to the highest version its channel's edges reach (and shows the path)
     one_step: bool = False
-    # which candidates, in which order, which errors: "deppy" (DESIGN.md, "OLM semantics") or
-    # "olmv1" (a ClusterExtension request, OLM v1's rules); see ``rule_sets``
+    # which candidates, in which order, which errors: "deppy" (DESIGN.md, "OLM semantics"),
+    # "olm-v0" (OLM v0's resolver, resolution/olmv0) or "olmv1" (a ClusterExtension request,
+    # OLM v1's rules); see ``rule_sets``
     rules: str = "deppy"
+    # OLM v0: the namespace resolved (its Subscriptions' own; a catalog there is preferred for
+    # dependencies after catalog priority) and each catalog's namespace, by catalog name
+    namespace: str | None = None
+    catalog_namespaces: tuple[tuple[str, str], ...] = ()
+
+    def catalog_namespace(self, catalog: str) -> str | None:
+        return dict(self.catalog_namespaces).get(catalog)

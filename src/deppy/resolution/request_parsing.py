@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +27,13 @@ from deppy.errors import InputError, check_type, excerpt, only_fields, unknown_f
 from deppy.input_limits import load_yaml_file, parse_yaml
 from deppy.resolution.olmv1.catalogs import checked_priority
 from deppy.resolution.request import (
+    CHOSEN_RULES,
     ClusterFacts,
     InstalledBundle,
     PropertyRestriction,
     RequiredPackage,
     ResolutionRequest,
+    known_rules,
 )
 
 REQUIRE_KEYS = ("channel", "catalog", "ignore", "within")
@@ -46,6 +48,7 @@ class CatalogSpec:
     path: str
     name: str | None
     priority: int
+    namespace: str | None = None  # an OLM v0 CatalogSource's namespace (olm-v0 rules)
 
 
 def _split(spec: str, where: str, keys: tuple[str, ...]) -> tuple[str, str | None, dict[str, str]]:
@@ -129,6 +132,8 @@ def required_from_parts(
     where: str,
     text: str = "",
     fields: tuple[str, str, str] | None = None,
+    starting_csv: str | None = None,
+    subscription: str | None = None,
 ) -> RequiredPackage:
     """``fields`` names where the range, ``within`` and each ignored version were written
     (field paths of a document); by default they are phrases after ``where`` (a CLI SPEC)."""
@@ -154,7 +159,15 @@ def required_from_parts(
         for n, v in enumerate(ignore or ())
     )
     return RequiredPackage(
-        package, versions, shown, channel or None, catalog or None, ignored, text or package
+        package,
+        versions,
+        shown,
+        channel or None,
+        catalog or None,
+        ignored,
+        text or package,
+        starting_csv=starting_csv or None,
+        subscription=subscription or None,
     )
 
 
@@ -211,6 +224,13 @@ def parse_exclude(spec: str) -> PropertyRestriction:
     return PropertyRestriction(kind.strip(), value.strip())
 
 
+def checked_rules(name: str, where: str) -> str:
+    """A rule set's name as a user gives it (``--rules``, ``spec.rules``, a request body)."""
+    if name not in CHOSEN_RULES:
+        raise InputError(where, f"no rule set {excerpt(name)}", known_rules())
+    return name
+
+
 def parse_catalog(spec: str) -> CatalogSpec:
     path, _, rest = spec.partition("=")
     name, _, priority = rest.partition(":")
@@ -226,12 +246,22 @@ API_VERSION = "deppy.io/v1alpha1"
 KIND = "ActiveResolution"
 TOP_FIELDS = ("apiVersion", "kind", "metadata", "spec")
 METADATA_FIELDS = ("name", "namespace", "labels", "annotations")
-SPEC_FIELDS = ("sources", "catalogs", "cluster", "exclude", "constraints", "oneStep")
+SPEC_FIELDS = (
+    "sources", "catalogs", "cluster", "exclude", "constraints", "oneStep", "rules", "namespace",
+)  # fmt: skip
 CLUSTER_FIELDS = ("openshiftVersion", "kubernetesVersion")
-CATALOG_FIELDS = ("name", "path", "priority")
+CATALOG_FIELDS = ("name", "path", "priority", "namespace")
 EXCLUDE_FIELDS = ("type", "value")
-REQUIRED_FIELDS = ("name", "versionRange", "channel", "catalog", "ignoreVersions", "within")
-INSTALLED_FIELDS = ("name", "version", "channel", "catalog", "bundle")
+# OLM v0 Subscriptions: startingCSV, the Subscription's name, its catalog's namespace;
+# ``subscribed: false`` is a CSV no Subscription references (docs/olm-v0/rules.md)
+REQUIRED_FIELDS = (
+    "name", "versionRange", "channel", "catalog", "ignoreVersions", "within",
+    "startingCSV", "subscription", "catalogNamespace",
+)  # fmt: skip
+INSTALLED_FIELDS = (
+    "name", "version", "channel", "catalog", "bundle",
+    "subscription", "catalogNamespace", "subscribed",
+)  # fmt: skip
 # fields written one level off: where each belongs
 _BELONGS = {
     **{key: "spec" for key in SPEC_FIELDS},
@@ -309,20 +339,27 @@ def request_from_document(
         raise _not_a_request(data, where)
     _check_document(data, where)
     spec = data["spec"]
-    required: list[RequiredPackage] = []
-    installed: list[InstalledBundle] = []
-    for n, item in enumerate(_list(spec, "constraints", where)):
-        here = _at(where, f"spec.constraints[{n}]")
-        kind, body = _constraint(item, here)
-        if kind == "required":
-            required.append(_required(body, f"{here}.required"))
-        else:
-            installed.append(_installed(body, f"{here}.installed"))
     sources = tuple(str(s) for s in _list(spec, "sources", where))
     catalogs = [
         _catalog_entry(c, base or Path("."), _at(where, f"spec.catalogs[{n}]"))
         for n, c in enumerate(_list(spec, "catalogs", where))
     ]
+    namespace = _field(spec, "namespace", _at(where, "spec"))
+    catalogs = [
+        c if c.namespace or not namespace else replace(c, namespace=namespace) for c in catalogs
+    ]
+    spaces = {c.name: c.namespace for c in catalogs if c.name}
+    required: list[RequiredPackage] = []
+    installed: list[InstalledBundle] = []
+    for n, item in enumerate(_list(spec, "constraints", where)):
+        here = _at(where, f"spec.constraints[{n}]")
+        kind, body = _constraint(item, here)
+        here = f"{here}.{kind}"
+        _check_catalog_namespace(body, spaces, here)
+        if kind == "required":
+            required.append(_required(body, here))
+        else:
+            installed.append(_installed(body, here))
     cluster_raw = spec.get("cluster") or {}
     if not isinstance(cluster_raw, Mapping):
         raise InputError(_at(where, "spec.cluster"), "expected a mapping")
@@ -342,10 +379,38 @@ def request_from_document(
     one_step = spec.get("oneStep", False)
     if not isinstance(one_step, bool):
         raise InputError(_at(where, "spec.oneStep"), "expected true or false")
+    rules = checked_rules(
+        _field(spec, "rules", _at(where, "spec")) or "deppy", _at(where, "spec.rules")
+    )
     request = ResolutionRequest(
-        tuple(required), tuple(installed), cluster, sources, exclude, one_step
+        tuple(required),
+        tuple(installed),
+        cluster,
+        sources,
+        exclude,
+        one_step,
+        rules=rules,
+        namespace=namespace,
+        catalog_namespaces=tuple((c.name, c.namespace) for c in catalogs if c.name and c.namespace),
     )
     return request, catalogs
+
+
+def _check_catalog_namespace(
+    body: Mapping[str, Any], spaces: Mapping[str, str | None], where: str
+) -> None:
+    """A Subscription's ``catalogNamespace`` is its catalog's own: catalogs are named uniquely
+    in a file, the namespace only confirms which CatalogSource is meant."""
+    asked = _field(body, "catalogNamespace", where)
+    catalog = _field(body, "catalog", where)
+    if asked is None or catalog is None or catalog not in spaces:
+        return
+    if spaces[catalog] != asked:
+        raise InputError(
+            f"{where}.catalogNamespace",
+            f"catalog {catalog} is in namespace {spaces[catalog] or '(none given)'}, not {asked}",
+            "give the catalog's namespace in spec.catalogs[].namespace, or name its catalog",
+        )
 
 
 def _list(spec: Mapping[str, Any], key: str, where: str) -> list[Any]:
@@ -424,6 +489,8 @@ def _required(body: Mapping[str, Any], where: str) -> RequiredPackage:
         within_text=_field(body, "within", where),
         where=where,
         fields=(f"{where}.versionRange", f"{where}.within", f"{where}.ignoreVersions"),
+        starting_csv=_field(body, "startingCSV", where),
+        subscription=_field(body, "subscription", where),
     )
 
 
@@ -432,12 +499,24 @@ def _installed(body: Mapping[str, Any], where: str) -> InstalledBundle:
     version = _field(body, "version", where)
     if not version:
         raise InputError(f"{where}.version", "the installed version is required")
+    subscribed = body.get("subscribed", True)
+    if not isinstance(subscribed, bool):
+        raise InputError(f"{where}.subscribed", "expected true or false")
+    bundle = _field(body, "bundle", where)
+    held = (
+        ""
+        if subscribed
+        else f"clusterserviceversion {bundle or body['name']} exists and is not referenced by "
+        "a subscription"
+    )
     return InstalledBundle(
         body["name"],
         parse_version(version, f"{where}.version", tolerant=True),
         _field(body, "channel", where),
         _field(body, "catalog", where),
-        _field(body, "bundle", where),
+        bundle,
+        held=held,
+        subscription=_field(body, "subscription", where),
     )
 
 
@@ -449,7 +528,7 @@ def _catalog_entry(raw: Any, base: Path, where: str) -> CatalogSpec:
     if not path.is_absolute():
         path = base / path
     priority = checked_priority(raw.get("priority", 0), f"{where}.priority")
-    return CatalogSpec(str(path), _text(raw.get("name")), priority)
+    return CatalogSpec(str(path), _text(raw.get("name")), priority, _field(raw, "namespace", where))
 
 
 def _exclude_entry(raw: Any, where: str) -> PropertyRestriction:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from deppy.resolution.request import CHOSEN_RULES
+
 _TEXT: dict[str, Any] = {"type": "string"}
 _REQUIRED: dict[str, Any] = {
     "type": "object",
@@ -19,6 +21,9 @@ _REQUIRED: dict[str, Any] = {
         "catalog": _TEXT,
         "ignoreVersions": {"type": "array", "items": _TEXT},
         "within": {"type": "string", "description": "major|minor|patch:VERSION"},
+        "startingCSV": {"type": "string", "description": "an OLM v0 Subscription's first bundle"},
+        "subscription": {"type": "string", "description": "the Subscription's name"},
+        "catalogNamespace": {"type": "string", "description": "its CatalogSource's namespace"},
     },
     "additionalProperties": False,
 }
@@ -31,6 +36,12 @@ _INSTALLED: dict[str, Any] = {
         "channel": _TEXT,
         "catalog": _TEXT,
         "bundle": _TEXT,
+        "subscription": {"type": "string", "description": "the Subscription's name"},
+        "catalogNamespace": {"type": "string", "description": "its CatalogSource's namespace"},
+        "subscribed": {
+            "type": "boolean",
+            "description": "false: a CSV no Subscription references (it stays)",
+        },
     },
     "additionalProperties": False,
 }
@@ -67,6 +78,16 @@ ACTIVE_RESOLUTION: dict[str, Any] = {
                             },
                         ]
                     },
+                },
+                "rules": {
+                    "type": "string",
+                    "enum": list(CHOSEN_RULES),
+                    "description": "whose rules answer: deppy's own (default) or OLM v0's "
+                    "resolver (olm-v0)",
+                },
+                "namespace": {
+                    "type": "string",
+                    "description": "OLM v0: the namespace resolved (its Subscriptions')",
                 },
                 "sources": {
                     "type": "array",

@@ -310,6 +310,9 @@ class StoreSource:
         (``NAME@1``) when those were named (:meth:`restricted`, ``Store.source([NAME@1])``)."""
         return self._stored.get(catalog, catalog)
 
+    def priority(self, catalog: str) -> int:
+        return next((c.priority for c in self._ordered if c.name == catalog), 0)
+
     def priorities(self) -> dict[str, int]:
         """Each catalog's priority as stored (OLM v1 requests tell equal priorities apart)."""
         return {c.name: c.priority for c in self._ordered}

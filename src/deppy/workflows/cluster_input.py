@@ -27,6 +27,8 @@ from deppy.cluster import (
     load_cluster_catalogs,
     read_cluster_files,
 )
+from deppy.cluster.objects import namespace_of
+from deppy.cluster.state import catalog_name_map
 from deppy.errors import InputError
 from deppy.resolution.request import InstalledBundle, ResolutionRequest
 from deppy.resolution.request_parsing import CatalogSpec
@@ -61,6 +63,35 @@ class ClusterInput:
     catalogs: BundleSource
     installed: ClusterInstalled
     warnings: tuple[str, ...]
+    # OLM v0: whether the cluster runs Subscriptions (then olm-v0 is the default rule set), the
+    # namespace resolved (the one asked for, else the Subscriptions' one namespace) and each
+    # CatalogSource's namespace by deppy catalog name
+    olm_v0: bool = False
+    namespace: str | None = None
+    catalog_namespaces: tuple[tuple[str, str], ...] = ()
+
+    def with_pending(self, request: ResolutionRequest) -> ResolutionRequest:
+        """Under OLM v0's rules, the Subscriptions that installed nothing yet are asked for, as
+        OLM v0 resolves them (a package the request already names keeps the request's)."""
+        if request.rules != "olm-v0":
+            return request
+        named = {r.package for r in request.required} | {i.package for i in request.installed}
+        known = set(self.catalogs.names())
+        pending = tuple(
+            r if r.catalog is None or r.catalog in known else replace(r, catalog=None)
+            for r in self.installed.pending
+            if r.package not in named
+        )
+        return replace(request, required=request.required + pending)
+
+    def rules(self, explicit: str | None, request: ResolutionRequest) -> str:
+        """``--rules`` when given; else OLM v0's for an OLM v0 cluster (a request file or
+        ClusterExtension documents that chose other rules keep them)."""
+        if explicit is not None:
+            return explicit
+        if self.olm_v0 and request.rules == "deppy":
+            return "olm-v0"
+        return request.rules
 
     def request(
         self, request: ResolutionRequest, *, upgradable_only: bool = False
@@ -75,7 +106,12 @@ class ClusterInput:
         if sources and hand is not None and hand.name not in sources:
             sources = (*sources, hand.name)
         return replace(
-            request, installed=request.installed + added, cluster=cluster, sources=sources
+            request,
+            installed=request.installed + added,
+            cluster=cluster,
+            sources=sources,
+            namespace=request.namespace or self.namespace,
+            catalog_namespaces=request.catalog_namespaces or self.catalog_namespaces,
         )
 
 
@@ -131,4 +167,14 @@ def _combined(
     installed = installed.with_catalogs(catalogs.names())
     if installed.catalog is not None:
         catalogs = Overlay(CatalogSet([installed.catalog]), catalogs)
-    return ClusterInput(catalogs, installed, tuple(warnings) + installed.warnings)
+    spaces = {namespace_of(s) for s in state.subscriptions}
+    return ClusterInput(
+        catalogs,
+        installed,
+        tuple(warnings) + installed.warnings,
+        olm_v0=bool(state.subscriptions),
+        namespace=namespace or (next(iter(spaces)) if len(spaces) == 1 else None),
+        catalog_namespaces=tuple(
+            (name, space) for (space, _), name in catalog_name_map(state).items() if space
+        ),
+    )

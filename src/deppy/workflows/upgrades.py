@@ -5,12 +5,14 @@ channel); the second needs the user to change the subscription — the seed's
 ``CrossChannelUpdateFound`` condition. Both are read from the same upgrade edges the resolver
 uses, and each comes with the step-by-step path to its newest bundle. When cluster versions are
 given, updates the cluster cannot run are kept but marked, with the resolver's own reason.
+Under OLM v0's rules each report also lists the InstallPlans OLM v0 would make, one per step
+(``install_plans``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
@@ -22,6 +24,7 @@ from deppy.resolution.nodes import RuntimeConstraints
 from deppy.resolution.request import ClusterFacts, InstalledBundle, ResolutionRequest
 from deppy.resolution.variables import ClusterIncompatible
 from deppy.workflows.catalog_loading import unknown_package
+from deppy.workflows.install_plans import InstallPlans, install_plans
 
 # how an installed bundle's text begins when it was read from a cluster (``describe`` in
 # deppy.cluster.objects: "Kind namespace/name"), named here without importing deppy.cluster
@@ -88,6 +91,8 @@ class UpgradeReport:
     in_catalog: bool
     channel: ChannelUpdates | None
     other_channels: tuple[ChannelUpdates, ...]
+    rules: str = "deppy"
+    install_plans: InstallPlans | None = None  # OLM v0's, one per step (rules olm-v0)
 
     @property
     def cross_channel_update_found(self) -> bool:
@@ -104,6 +109,8 @@ class UpgradeReport:
             "channel": self.channel.as_dict() if self.channel else None,
             "crossChannelUpdateFound": self.cross_channel_update_found,
             "otherChannels": [c.as_dict() for c in self.other_channels if c.updates],
+            "rules": self.rules,
+            **(self.install_plans.as_dict() if self.install_plans is not None else {}),
         }
 
 
@@ -160,26 +167,33 @@ def upgrade_reports(
     cluster: ClusterFacts,
     *,
     graphs: GraphMemo | None = None,
+    rules: str = "deppy",
 ) -> tuple[list[UpgradeReport], list[str]]:
     """One report per installed bundle, in the order given, and the warnings met; a package
     no catalog has is an error (naming the closest packages), not "up to date".
 
     ``graphs``: a caller asking about many clusters against the same ``source`` (a fleet plan)
     passes the same dict each time, so each channel's graph is built once, not once per
-    installed bundle."""
+    installed bundle. ``rules``: under ``olm-v0`` each report lists OLM v0's InstallPlans."""
     context_graphs = GraphMemo() if graphs is None else graphs
     if graphs is not None and (graphs.order is None or graphs.order.catalogs is not source):
         graphs.order = KeptOrder(source)
     context = ResolutionContext.create(
         source,
-        ResolutionRequest(installed=tuple(installed), cluster=cluster),
+        ResolutionRequest(installed=tuple(installed), cluster=cluster, rules=rules),
         order=context_graphs.order,
     )
     for item in installed:
         if not context.catalogs.has_package(item.package):
             # "up to date" would be a guess about a package deppy knows nothing of
             raise unknown_package(context.catalogs, item.package, _named(item))
-    return [_report(item, context, context_graphs) for item in installed], context.warnings
+    reports = [_report(item, context, context_graphs) for item in installed]
+    if rules == "olm-v0":
+        reports = [
+            replace(r, rules=rules, install_plans=install_plans(r.installed, context))
+            for r in reports
+        ]
+    return reports, context.warnings
 
 
 def _named(item: InstalledBundle) -> str:

@@ -299,6 +299,10 @@ def input_class_crd() -> dict[str, Any]:
                 "Resolve against the next minor Kubernetes/OpenShift (dry-run-next)."
             ),
             "trace": boolean("The resolveset carries the resolution trace."),
+            "rules": string(
+                "Whose rules answer: deppy (default) or olm-v0 (OLM v0's resolver).",
+                enum=["deppy", "olm-v0"],
+            ),
             "provisionerClass": string("For the resolveset (default deppy.resolveset)."),
             "installNamespace": string(
                 "OLM v1 (provisioner deppy.io/olm-v1): the namespace operators are installed "

@@ -29,6 +29,7 @@ from deppy.controller.install.crds import MAX_INPUT_CONSTRAINTS
 from deppy.errors import InputError, json_type
 from deppy.resolution.request import ClusterFacts, RequiredPackage, ResolutionRequest
 from deppy.resolution.request_parsing import (
+    checked_rules,
     parse_version,
     request_from_document,
     required_from_parts,
@@ -83,6 +84,9 @@ class ClassParameters:
     provisioner_class: str = "deppy.resolveset"
     min_kube: Version | None = None
     min_ocp: Version | None = None
+    # whose rules answer the class's Inputs: deppy's own (default; the controller installs what
+    # it resolves) or OLM v0's resolver (``olm-v0``: what OLM v0 itself would choose)
+    rules: str = "deppy"
 
     def cluster(self, actual: ClusterFacts) -> ClusterFacts:
         """The cluster to resolve against: what it runs, raised to the class's lower bounds
@@ -134,6 +138,10 @@ def class_parameters(body: Mapping[str, Any]) -> ClassParameters:
         ),
         min_kube=bounds.get("minKubeVersion"),
         min_ocp=bounds.get("minOCPVersion"),
+        rules=checked_rules(
+            text(raw.get("rules"), f"{where}: parameters.rules", "deppy"),
+            f"{where}: parameters.rules",
+        ),
     )
 
 

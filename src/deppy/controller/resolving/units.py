@@ -189,6 +189,7 @@ def resolve_unit(
         required=tuple(required),
         installed=tuple(_as_installed(h, unit.key) for h in held),
         cluster=next_cluster(facts) if params.next_cluster else facts,
+        rules=params.rules,
     )
     if params.force:
         outcome = _forced(outcome, source, request, held)

@@ -57,6 +57,7 @@ function normalised(saved) {
       .filter((key) => typeof cluster[key] === "string").map((key) => [key, cluster[key]])),
     sources: (Array.isArray(given.sources) ? given.sources : []).filter((s) => typeof s === "string"),
   };
+  if (RULES.some(([name]) => name === given.rules)) state.rules = given.rules;
   if (typeof given.clusterExtension === "string") state.clusterExtension = given.clusterExtension;
   if (!state.required.length && !state.installed.length && !state.clusterExtension) {
     state.required.push({ name: "", versionRange: "", channel: "" });
@@ -78,6 +79,7 @@ export function activeResolution(state) {
   if (Object.keys(cluster).length) spec.cluster = cluster;
   if (state.sources?.length) spec.sources = state.sources;
   if (state.exclude?.length) spec.exclude = state.exclude.map(clean);
+  if (state.rules && state.rules !== "deppy") spec.rules = state.rules;
   return { apiVersion: "deppy.io/v1alpha1", kind: "ActiveResolution", spec };
 }
 
@@ -132,6 +134,16 @@ function rowsEditor(state, kind, title, addText) {
   return box;
 }
 
+// The rule sets a request may choose (spec.rules): whose answer the page shows.
+const RULES = [["deppy", "deppy's own rules"], ["olm-v0", "OLM v0's resolver (what OLM v0 would do)"]];
+
+function rulesBox(state) {
+  return h("fieldset", {}, h("legend", {}, "Rules"),
+    h("label", { for: "rules" }, "Resolve under ",
+      h("select", { id: "rules", name: "rules", onchange: (e) => { state.rules = e.target.value; } },
+        RULES.map(([name, text]) => h("option", { value: name, selected: (state.rules || "deppy") === name }, text)))));
+}
+
 function form(state, catalogs) {
   const cluster = state.cluster || (state.cluster = {});
   const clusterBox = h("fieldset", {}, h("legend", {}, "Cluster"),
@@ -150,6 +162,7 @@ function form(state, catalogs) {
     rowsEditor(state, "installed", "Installed bundles", "Add an installed bundle"),
     clusterBox, sources,
     rowsEditor(state, "exclude", "Exclusions", "Add an exclusion"),
+    rulesBox(state),
     h("div", { class: "actions" }, h("button", { type: "submit", id: "resolve-button" }, "Resolve"))),
     clusterExtensionForm(state)];
 }
@@ -175,7 +188,8 @@ function selectionView(data) {
   ]);
   return [
     h("div", { class: "ok", role: "status" }, h("strong", {}, "Resolved: "),
-      `${rows.length} bundle${rows.length === 1 ? "" : "s"}, in install order.`),
+      `${rows.length} bundle${rows.length === 1 ? "" : "s"}, in install order`,
+      h("span", { id: "rules-used" }, ` (rules: ${data.resolution.rules || "deppy"}).`)),
     h("div", { id: "selection" }, table(["#", "Package", "Version", "Channel", "Catalog", "Action", "Why"], rows)),
     h("h2", {}, "Who brought in whom"),
     h("p", { class: "muted" }, "Each arrow goes from whoever needed a bundle to the bundle, labelled with what was needed."),
@@ -241,6 +255,7 @@ export async function resolvePage(query) {
       ? await postText("/resolve/graph", state.clusterExtension)
       : await post("/resolve/graph", activeResolution(state));
     for (const warning of data.resolution.warnings) result.append(h("p", { class: "muted" }, `Warning: ${warning}`));
+    if (!data.resolution.resolved) result.append(h("p", { class: "muted", id: "rules-used" }, `Rules: ${data.resolution.rules || "deppy"}.`));
     if (data.resolution.resolved) result.append(...selectionView(data));
     if (data.resolution.resolved && data.resolution.olmv1) result.append(olmv1View(data.resolution.olmv1, state.clusterExtension));
     else result.append(explanationView(state, data.resolution.explanation));

@@ -6,8 +6,10 @@ implementation of them: the cluster is read as ``deppy upgrades --cluster`` read
 cluster's own versions, and with a target platform version again at the target (as ``deppy
 upgrades --ocp-version TARGET`` answers), the installed bundle's refusals at the target are
 ``cluster_refusals``, and the RBAC comparison is the controller's (``deppy.catalog.permissions``).
-That is OLM v0's Subscriptions; the cluster's ClusterExtensions are planned under OLM v1's rules
-beside them (``extensions``), and each operator record says its ``kind``.
+That is OLM v0's Subscriptions — under OLM v0's own rules by default (``rules``: the next step
+is OLM v0's next InstallPlan, the path its InstallPlans; ``--rules deppy`` for deppy's path);
+the cluster's ClusterExtensions are planned under OLM v1's rules beside them (``extensions``),
+and each operator record says its ``kind``.
 
 What makes thousands of clusters cheap is that clusters share installs: an installed operator's
 report depends only on the installed entry, the catalogs and the cluster versions, so a
@@ -56,6 +58,7 @@ class FleetSettings:
     target_ocp: str | None = None
     target_kube: str | None = None
     kubeconfig: str | None = None
+    rules: str | None = None  # None: olm-v0 for a cluster with Subscriptions, else deppy
 
     def check(self) -> None:
         """Fails fast, before any worker starts, on what would fail every cluster: a target
@@ -96,19 +99,21 @@ class _Side:
         self.known: dict[str, bool] = {}  # package -> in these catalogs
         self.limited: dict[str, bool] = {}  # package -> has a bundle some versions refuse
 
-    def report(self, item: InstalledBundle, facts: ClusterFacts) -> _Reports:
+    def report(self, item: InstalledBundle, facts: ClusterFacts, rules: str) -> _Reports:
         """``upgrade_reports`` for one installed entry (the same answer, warnings included, as
         for the whole cluster: each entry's report depends on that entry alone); None for a
         package this release does not have."""
         if not self.has(item.package):
             return None, ()
         key = (item.package, item.version, item.channel, item.catalog, item.bundle,
-               self._refused_in(item.package, facts))  # fmt: skip
+               self._refused_in(item.package, facts), rules)  # fmt: skip
         found = self.reports.get(key)
         if found is None:
             if len(self.reports) > CACHE_LIMIT:
                 self.reports.clear()
-            reports, said = upgrade_reports(self.source, [item], facts, graphs=self.graphs)
+            reports, said = upgrade_reports(
+                self.source, [item], facts, graphs=self.graphs, rules=rules
+            )
             found = self.reports[key] = (reports[0], tuple(said))
         return found  # the report's ``installed`` may be another cluster's identical entry
 
@@ -161,7 +166,9 @@ class Planner:
         target: ClusterFacts | None = None,
         old: BundleSource | None = None,
         kubeconfig: str | None = None,
+        rules: str | None = None,
     ) -> None:
+        self.rules = rules
         self.new = _Side(source)
         self.old = _Side(old) if old is not None else None
         self.target = target
@@ -180,7 +187,13 @@ class Planner:
 
         source = load_catalogs([parse_catalog(s) for s in settings.catalogs])
         old = load_catalogs([parse_catalog(s) for s in settings.since]) if settings.since else None
-        return cls(source, target=settings.target(), old=old, kubeconfig=settings.kubeconfig)
+        return cls(
+            source,
+            target=settings.target(),
+            old=old,
+            kubeconfig=settings.kubeconfig,
+            rules=settings.rules,
+        )
 
     def plan(self, ref: ClusterRef) -> dict[str, Any]:
         """The cluster's plan record, or its error record: bad input never ends a run."""
@@ -197,20 +210,21 @@ class Planner:
         subscribed = replace(state, cluster_extensions=()) if state.cluster_extensions else state
         found = cluster_input_with(subscribed, self.new.source)
         request = found.request(ResolutionRequest(), upgradable_only=True)
+        rules = found.rules(self.rules, request)
         facts = request.cluster
         items = request.installed
         for item in items:  # an unknown package fails the cluster, as `deppy upgrades` does
             if not self.new.has(item.package):
                 upgrade_reports(self.new.source, [item], facts)
         warnings = list(found.warnings)
-        now = self._reports(self.new, items, facts, warnings)
+        now = self._reports(self.new, items, facts, warnings, rules)
         extended = self.extensions.plan(state, found)
         warnings += extended.warnings
         operators = [self._operator(r) for r in now] + list(extended.operators)
         target = facts if self.target is None else self.target.or_else(facts)
         blockers = []
         if self.target is not None:
-            later = self._reports(self.new, items, target, warnings)
+            later = self._reports(self.new, items, target, warnings, rules)
             blockers = self._blockers(self.new, later, self.target)
             blockers += self.extensions.blockers(extended, self.target)
             blockers = [_at_target(b) for b in blockers]
@@ -218,6 +232,7 @@ class Planner:
             "index": ref.index,
             "cluster": ref.name,
             "source": state.where,
+            "rules": rules,
             "openshiftVersion": _text(facts.openshift_version),
             "kubernetesVersion": _text(facts.kube_version),
             "target": _target_text(self.target, target),
@@ -243,7 +258,7 @@ class Planner:
         if self.old is not None:
             before = self._extensions_before(state, subscribed)
             record["since"] = self._since(self.old, items, facts, target, operators, blockers,
-                                          before)  # fmt: skip
+                                          before, rules)  # fmt: skip
         return record
 
     def _extensions_before(self, state: ClusterState, subscribed: ClusterState) -> ExtensionPlan:
@@ -261,10 +276,11 @@ class Planner:
         items: Sequence[InstalledBundle],
         facts: ClusterFacts,
         warnings: list[str],
+        rules: str,
     ) -> list[UpgradeReport]:
         result = []
         for item in items:
-            report, said = side.report(item, facts)
+            report, said = side.report(item, facts, rules)
             warnings += said
             if report is not None:
                 result.append(report)
@@ -276,7 +292,12 @@ class Planner:
         if newest is not None and newest.name == report.bundle.name:
             newest = None
         path = list(here.path) if here is not None and newest is not None else []
+        plans = report.install_plans
+        if plans is not None:  # OLM v0's: one InstallPlan per step, as far as it goes
+            newest = plans.steps[-1] if plans.steps else None
+            path = [report.bundle, *plans.steps] if plans.steps else []
         cross = [_channel_brief(c) for c in report.other_channels if c.updates]
+        refused = {"refused": plans.refused} if plans is not None and plans.refused else {}
         return {
             "kind": "Subscription",
             "package": report.installed.package,
@@ -294,6 +315,7 @@ class Planner:
             and not (here is not None and here.updates)
             and not cross,
             "rbac": self._rbac(report.bundle, newest),
+            **refused,
         }
 
     def _rbac(self, old: Bundle, new: Bundle | None) -> dict[str, Any]:
@@ -350,18 +372,19 @@ class Planner:
         operators: Sequence[Mapping[str, Any]],
         blockers: Sequence[Mapping[str, Any]],
         extensions: ExtensionPlan,
+        rules: str,
     ) -> dict[str, Any]:
         """What changes for this cluster when the new catalog release replaces the old one
         (``extensions``: the cluster's ClusterExtensions planned against the old one)."""
         ignored: list[str] = []
         before = {
             _identity(o): o
-            for o in [self._operator(r) for r in self._reports(old, items, facts, ignored)]
+            for o in [self._operator(r) for r in self._reports(old, items, facts, ignored, rules)]
             + list(extensions.operators)
         }
         blocked_before: set[str] = set()
         if self.target is not None and self.old_extensions is not None:
-            later = self._reports(old, items, target, ignored)
+            later = self._reports(old, items, target, ignored, rules)
             blocked = self._blockers(old, later, self.target)
             blocked += self.old_extensions.blockers(extensions, self.target)
             blocked_before = {b["package"] for b in blocked}

@@ -60,6 +60,7 @@ def summary_text(summary: Mapping[str, Any], *, since: str | None = None) -> str
         actions = "; ".join(wave["actions"])
         lines.append(_cut(f"  wave {wave['wave']}: {_n(wave['clusters'], 'cluster')}: {actions}"))
     lines.append(f"Installed: {_kinds(summary['kinds'])}")
+    lines.append(f"Rules: {_rules(summary.get('rules', {}))}")
     campaigns = summary.get("campaigns", [])
     if campaigns:
         lines.append(f"Campaigns ({len(campaigns)} updates by package, largest first; each "
@@ -124,6 +125,13 @@ def _campaign_line(campaign: Mapping[str, Any]) -> str:
     kind = "" if campaign["kind"] == "Subscription" else f" [{campaign['kind']}]"
     return (f"{campaign['package']}{kind} {campaign['from']} -> {campaign['to']}: "
             f"{_n(campaign['clusters'], 'cluster')}{why}; {order}")  # fmt: skip
+
+
+def _rules(rules: Mapping[str, int]) -> str:
+    """Whose rules planned the clusters: OLM v0's for OLM v0 clusters unless --rules deppy."""
+    if not rules:
+        return "none planned"
+    return ", ".join(f"{name} ({_n(count, 'cluster')})" for name, count in rules.items())
 
 
 def _kinds(kinds: Mapping[str, int]) -> str:
@@ -230,6 +238,7 @@ def summary_html(
         ("waves", str(len(waves))),
         ("campaigns", str(len(summary.get("campaigns", [])))),
         ("installs", _kinds(summary["kinds"])),
+        ("rules", _rules(summary.get("rules", {}))),
     ]
     failed = summary["operatorErrors"]
     tables = [

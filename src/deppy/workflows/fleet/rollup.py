@@ -97,6 +97,7 @@ class Rollup:
         self.since: dict[str, Counts] = {}
         self.target: dict[str, Any] | None = None
         self.kinds: Counts = {}
+        self.rules: Counts = {}  # clusters planned under each rule set
         self.operator_errors = 0
         self.first_operator_errors: list[dict[str, Any]] = []
         self.campaigns = Campaigns()
@@ -108,6 +109,7 @@ class Rollup:
             return
         if record["target"] is not None and self.target is None:
             self.target = record["target"]
+        _count(self.rules, record.get("rules", "deppy"))
         versions = self.versions
         for operator in record["operators"]:
             package = operator["package"]
@@ -159,7 +161,7 @@ class Rollup:
         for mine, theirs in ((self.blocked, later.blocked), (self.no_fix, later.no_fix),
                              (self.updates, later.updates), (self.stranded, later.stranded),
                              (self.more_rbac, later.more_rbac),
-                             (self.kinds, later.kinds)):  # fmt: skip
+                             (self.kinds, later.kinds), (self.rules, later.rules)):  # fmt: skip
             _add_counts(mine, theirs)
         self.operator_errors += later.operator_errors
         room = SHOWN_MEMBERS - len(self.first_operator_errors)
@@ -200,6 +202,7 @@ class Rollup:
             "moreRbac": [{"package": p, "clusters": n} for p, n in _ranked(self.more_rbac)],
             "rbacUnknown": self.rbac_unknown,
             "kinds": dict(sorted(self.kinds.items())),
+            "rules": dict(sorted(self.rules.items())),
             "operatorErrors": {
                 "count": self.operator_errors,
                 "first": self.first_operator_errors,
