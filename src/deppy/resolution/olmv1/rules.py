@@ -33,8 +33,8 @@ from deppy.catalog.olmv1 import (
     successor_of,
 )
 from deppy.resolution.context import InstalledMoves, ResolutionContext
-from deppy.resolution.installed import CLUSTER_CATALOG
 from deppy.resolution.dependencies import deppy_order
+from deppy.resolution.installed import CLUSTER_CATALOG
 from deppy.resolution.request import (
     SELF_CERTIFIED,
     CatalogChoice,
