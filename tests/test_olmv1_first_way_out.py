@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -97,10 +98,18 @@ def test_the_text_leads_with_a_way_out_keeping_the_range_on_generated_requests(
     assert share(outcomes) >= SHARE, missed
 
 
+RULES_MEMBER = re.compile(r'\n *"rules": "olmv1",')
+
+
 def test_json_lists_the_ways_out_as_before(generated: list[tuple[Case, str, str]]) -> None:
     """``-o json`` byte for byte as before the text's order changed (sha256 of each answer)."""
     before = json.loads(DIGESTS.read_text(encoding="utf-8"))
-    now = {c.id: hashlib.sha256(text.encode()).hexdigest() for c, _, text in generated}
+    # the digests were taken before every answer named its rule set (issue 48: a "rules"
+    # member beside "resolved"); the rest of each answer is compared byte for byte
+    now = {
+        c.id: hashlib.sha256(RULES_MEMBER.sub("", text, count=1).encode()).hexdigest()
+        for c, _, text in generated
+    }
     assert now == before, {c.id: text for c, _, text in generated if now[c.id] != before[c.id]}
 
 
