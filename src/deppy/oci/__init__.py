@@ -1,4 +1,11 @@
-"""Catalog images: built as opm lays them out, and published to a registry or an OCI layout.
+"""The OCI client: catalog images built as opm lays them out, pushed to a registry or written as
+an OCI layout, and read back from either.
+
+A room of its own, low in the house (below ``catalog``, above ``input_limits``), so that the
+catalog loaders read images with the same client the resolved-catalog push uses: one exchange
+(``exchange``: one deadline, one body cap), one session (``session``: the credentials lookup,
+Basic and Bearer logins, TLS and plain HTTP, one set of error words), for push and pull alike.
+May import: ``errors``, ``input_limits``. Never ``catalog`` or anything above it.
 
 * ``catalog_image(files) -> CatalogImage`` — the image of a File-Based Catalog (``files``: paths
   under /configs to bytes); same files, same digest (``image``).
@@ -11,25 +18,30 @@
   with a cap: ``exchange``, ``login``) or writes the image; failures are one-line InputErrors
   (``RegistryError``: ``retriable`` says whether trying later may help) with every credential
   sent taken out (``redact``) (``publish``, ``push``, ``layout``).
+* ``deppy.oci.pull.pull_catalog(text, cache_dir=, options=) -> PulledImage`` — a catalog
+  image (``docker://HOST[:PORT]/REPO[:TAG|@sha256:DIGEST]``, ``oci:DIR[:TAG]``: ``reference``)
+  read into deppy's cache directory once per manifest digest: manifests and indexes
+  (``fetch``), every blob checked against its descriptor, only the configs directory unpacked,
+  bounded (``unpack``).
 
 Importing this package loads no HTTP or TLS module: a push imports them.
 """
 
-from deppy.cluster.oci.auth import (
+from deppy.oci.auth import (
     Credential,
     RegistryAuth,
     auth_file_paths,
     auth_from_dockerconfigjson,
     auth_from_files,
 )
-from deppy.cluster.oci.destination import (
+from deppy.oci.destination import (
     Destination,
     LayoutDestination,
     RegistryDestination,
     parse_destination,
 )
-from deppy.cluster.oci.image import CONFIGS_LABEL, CatalogImage, catalog_image
-from deppy.cluster.oci.publish import Published, default_tag, publish
+from deppy.oci.image import CONFIGS_LABEL, CatalogImage, catalog_image
+from deppy.oci.publish import Published, default_tag, publish
 
 __all__ = [
     "CONFIGS_LABEL",
