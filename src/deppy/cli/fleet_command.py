@@ -15,7 +15,7 @@ import orjson
 
 from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import quiet_option, warn
+from deppy.cli.workflow_options import quiet_option, registry_options, warn
 from deppy.errors import DeppyError, InputError
 
 if TYPE_CHECKING:
@@ -91,6 +91,7 @@ def _default_workers() -> int:
     "tasks, at most 500).",
 )
 @quiet_option
+@registry_options
 def plan_cmd(
     clusters: tuple[str, ...],
     catalogs: tuple[str, ...],
