@@ -446,3 +446,22 @@ def test_a_registry_serving_other_bytes_is_refused(
     code, _, err = run("search", "--catalog", reference, "--tls-verify=false", "tampered")
     assert code == 2 and err.count("\n") == 1
     assert f"blob {layer['digest']} has the digest" in err
+
+
+@needs_registry
+def test_a_fleet_plan_reads_the_image_once_for_its_workers(
+    images: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command reads the image with its registry options; workers get its directory."""
+    from benchmarks.fleet_exports import write_fleet
+
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    write_fleet(load_catalogs([CatalogSpec(str(COMMUNITY), None, 0)]), fleet, 4, low=2, high=4)
+    asked = ("fleet", "plan", str(fleet), "--ocp-version", "4.20", "-o", "json")
+    from_directory = run(*asked, "--catalog", f"{COMMUNITY}=community", "--workers", "0")
+    from_image = run(*asked, "--catalog", f"{images['gzip']}=community", "--workers", "1",
+                     "--tls-verify=false")  # fmt: skip
+    assert from_directory[0] == 0, from_directory[2]
+    assert from_image == from_directory
