@@ -233,6 +233,14 @@ def test_the_platform_is_chosen_from_an_index(
 # -- the cache: one question for a tag, none for a digest, the last read when unreachable ------
 
 
+def _requests(log: Path) -> list[str]:
+    """The requests a registry's access log holds, as ``METHOD PATH``."""
+    import re
+
+    asked = re.findall(r'"(GET|HEAD|PUT|POST|PATCH) (/v2/[^ ?]*)', log.read_text())
+    return [f"{method} {path}" for method, path in asked]
+
+
 def _small_layout(root: Path, tag: str, package: str = "one") -> Path:
     layout = Layout(root)
     entries = [
@@ -253,13 +261,21 @@ def test_a_tag_read_before_is_used_when_the_registry_is_gone(
 
     monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
     layout = _small_layout(tmp_path / "layout", "v1")
-    with running_registry(tmp_path / "registry") as short_lived:
+    log = tmp_path / "registry" / "registry.log"
+    with running_registry(tmp_path / "registry", access_log=True) as short_lived:
         tag = _push(short_lived, layout, "v1", "catalogs/small")
         digest = json.loads(skopeo("inspect", "--tls-verify=false", tag).stdout)["Digest"]
         by_digest = tag.rsplit(":", 1)[0] + "@" + digest
         for reference in (tag, by_digest):
             code, out, err = run("search", "--catalog", reference, "--tls-verify=false", "one")
             assert code == 0 and "one" in out, err
+        before = _requests(log)
+        code, out, err = run("search", "--catalog", tag, "--tls-verify=false", "one")
+        assert code == 0 and "one" in out, err
+        assert _requests(log)[len(before) :] == ["HEAD /v2/catalogs/small/manifests/v1"]
+        code, out, err = run("search", "--catalog", by_digest, "--tls-verify=false", "one")
+        assert code == 0 and "one" in out, err
+        assert len(_requests(log)) == len(before) + 1  # a digest read before asks nothing
     code, out, err = run("search", "--catalog", by_digest, "--tls-verify=false", "one")
     assert code == 0 and err == "", err  # a digest asks nothing
     code, out, err = run("search", "--catalog", tag, "--tls-verify=false", "one")
