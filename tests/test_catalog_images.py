@@ -481,3 +481,72 @@ def test_a_fleet_plan_reads_the_image_once_for_its_workers(
                      "--tls-verify=false")  # fmt: skip
     assert from_directory[0] == 0, from_directory[2]
     assert from_image == from_directory
+
+
+# -- older index images: the SQLite database ---------------------------------------------------
+
+
+def _sqlite_index(path: Path) -> bytes:
+    """A small index database in operator-registry's schema (one package, one bundle)."""
+    import sqlite3
+
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        """
+        CREATE TABLE package (name TEXT PRIMARY KEY, default_channel TEXT);
+        CREATE TABLE channel (name TEXT, package_name TEXT, head_operatorbundle_name TEXT,
+                              PRIMARY KEY (name, package_name));
+        CREATE TABLE operatorbundle (name TEXT PRIMARY KEY, csv TEXT, bundle TEXT,
+                                     bundlepath TEXT, version TEXT, skiprange TEXT,
+                                     replaces TEXT, skips TEXT, substitutesfor TEXT);
+        CREATE TABLE channel_entry (entry_id INTEGER PRIMARY KEY, channel_name TEXT,
+                                    package_name TEXT, operatorbundle_name TEXT,
+                                    replaces INTEGER, depth INTEGER);
+        CREATE TABLE properties (type TEXT, value TEXT, operatorbundle_name TEXT,
+                                 operatorbundle_version TEXT, operatorbundle_path TEXT);
+        CREATE TABLE related_image (image TEXT, operatorbundle_name TEXT);
+        INSERT INTO package VALUES ('legacy', 'stable');
+        INSERT INTO channel VALUES ('stable', 'legacy', 'legacy.v1.0.0');
+        INSERT INTO operatorbundle VALUES ('legacy.v1.0.0', NULL, NULL, 'x/legacy:1', '1.0.0',
+                                           NULL, NULL, NULL, NULL);
+        INSERT INTO channel_entry VALUES (1, 'stable', 'legacy', 'legacy.v1.0.0', NULL, 0);
+        INSERT INTO properties VALUES ('olm.package',
+            '{"packageName":"legacy","version":"1.0.0"}', 'legacy.v1.0.0', '1.0.0', 'x/legacy:1');
+        """
+    )
+    connection.commit()
+    connection.close()
+    return path.read_bytes()
+
+
+def _sqlite_image(root: Path) -> tuple[str, bytes]:
+    database = _sqlite_index(root.parent / "index.db")
+    layout = Layout(root)
+    entries = [Entry("database", kind="dir"), Entry("database/index.db", database)]
+    labels = {"operators.operatorframework.io.index.database.v1": "/database/index.db"}
+    layout.tag(layout.image([Layer(entries)], labels=labels), "v1")
+    return f"oci:{root}:v1", database
+
+
+def test_an_older_images_sqlite_index_is_taken_alone_into_the_cache(tmp_path: Path) -> None:
+    from deppy.oci.pull import PullOptions, pull_catalog
+
+    reference, database = _sqlite_image(tmp_path / "layout")
+    pulled = pull_catalog(reference, cache_dir=tmp_path / "cache", options=PullOptions())
+    assert pulled.kind == "sqlite" and pulled.name == "layout"
+    assert pulled.path.read_bytes() == database
+    assert [p.name for p in pulled.path.parent.iterdir()] == ["index.db"]
+
+
+def test_an_older_image_is_the_catalog_its_sqlite_index_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs where the SQLite index reader is (deppy.catalog.sqlite_index, issue 46)."""
+    sqlite_index = pytest.importorskip("deppy.catalog.sqlite_index")
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    reference, _ = _sqlite_image(tmp_path / "layout")
+    direct = sqlite_index.load_sqlite_catalog(
+        tmp_path / "index.db", name="legacy", priority=0, where=str(tmp_path / "index.db")
+    )
+    from_image = load_catalogs([CatalogSpec(reference, "legacy", 0)], one_shot=False)
+    assert _whole(from_image.catalog("legacy")) == _whole(direct)  # type: ignore[attr-defined]

@@ -241,7 +241,7 @@ def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, done: Un
 def unpack_file(blob: bytes, path: str) -> bytes | None:
     """One regular file of a layer (``path``, absolute in the image), or None when the layer
     has none; bounded as :func:`unpack_layer`. A later layer's whiteout is the caller's."""
-    wanted = _relative(path, "")
+    wanted = "/".join(p for p in path.split("/") if p not in ("", "."))
     stream = _Inflated(blob, min(max(RATIO_FLOOR, len(blob) * MAX_RATIO), MAX_TOTAL_BYTES))
     with tarfile.open(fileobj=io.BufferedReader(stream, _CHUNK), mode="r|") as tar:
         for member in _members(tar):
