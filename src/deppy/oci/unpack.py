@@ -96,7 +96,7 @@ class _Gunzip(io.RawIOBase):
         while True:
             if self._inflater.eof:  # a member ended: another may follow (as gzip reads them)
                 self._position -= len(self._inflater.unused_data)
-                if self._blob[self._position : self._position + 2] != GZIP_MAGIC:
+                if bytes(self._blob[self._position : self._position + 2]) != GZIP_MAGIC:
                     return b""  # the end, or padding after the last member
                 self._inflater = zlib.decompressobj(wbits=31)
             if self._inflater.unconsumed_tail:
