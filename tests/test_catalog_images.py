@@ -550,3 +550,53 @@ def test_an_older_image_is_the_catalog_its_sqlite_index_is(
     )
     from_image = load_catalogs([CatalogSpec(reference, "legacy", 0)], one_shot=False)
     assert _whole(from_image.catalog("legacy")) == _whole(direct)  # type: ignore[attr-defined]
+
+
+# -- a registry that misbehaves ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "words"),
+    [
+        ("pull-other-blob", "has the digest sha256:"),
+        ("pull-endless-blob", "sent an answer longer than"),
+        ("pull-manifest-not-json", "invalid JSON"),
+        ("pull-manifest-500", "answered 500"),
+    ],
+)
+def test_a_registry_answering_oddly_is_one_line_and_stores_nothing(
+    behaviour: str, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deppy.oci import catalog_image, parse_destination, publish
+    from tests.hostile_registry import hostile_registry
+
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    image = catalog_image({"one/catalog.json": SMALL[2].data})
+    with hostile_registry(behaviour) as hostile:
+        reference = f"docker://{hostile.address}/catalogs/odd:v1"
+        publish(image, parse_destination(reference), tls_verify=False)
+        code, out, err = run("catalog", "add", "odd", reference, "--tls-verify=false")
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("deppy: error:") and reference in err and words in err
+    assert "Traceback" not in err
+    assert run("catalog", "list", "-o", "name")[1] == ""
+    images = tmp_path / "home" / "cache" / "images"
+    assert not list(images.glob("[0-9a-f]*")) if images.exists() else True
+
+
+def test_a_bearer_login_asks_for_a_pull_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from deppy.oci import catalog_image, parse_destination, publish
+    from tests.hostile_registry import hostile_registry
+
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    image = catalog_image({"one/catalog.json": SMALL[2].data})
+    with hostile_registry("bearer") as hostile:
+        reference = f"docker://{hostile.address}/catalogs/tokens:v1"
+        publish(image, parse_destination(reference), tls_verify=False)
+        del hostile.scopes[:]
+        code, out, err = run("search", "--catalog", reference, "--tls-verify=false", "one")
+        scopes = list(hostile.scopes)
+    assert code == 0 and "one" in out, err
+    assert scopes == ["repository:catalogs/tokens:pull"]
