@@ -276,6 +276,8 @@ def test_a_tag_read_before_is_used_when_the_registry_is_gone(
         code, out, err = run("search", "--catalog", by_digest, "--tls-verify=false", "one")
         assert code == 0 and "one" in out, err
         assert len(_requests(log)) == len(before) + 1  # a digest read before asks nothing
+        code, _, err = run("catalog", "add", "small", tag, "--tls-verify=false")
+        assert code == 0, err
     code, out, err = run("search", "--catalog", by_digest, "--tls-verify=false", "one")
     assert code == 0 and err == "", err  # a digest asks nothing
     code, out, err = run("search", "--catalog", tag, "--tls-verify=false", "one")
@@ -284,6 +286,11 @@ def test_a_tag_read_before_is_used_when_the_registry_is_gone(
     assert "using the image read less than a minute ago" in err
     code, out, err = run("search", "--catalog", tag, "--offline", "one")
     assert code == 0 and err == ""
+    code, out, err = run("catalog", "add", "other", tag, "--tls-verify=false")
+    assert code == 2 and "cannot reach registry" in err  # add reads the registry, or fails
+    code, out, err = run("catalog", "refresh", "small")
+    assert code == 2 and err.count("\n") == 1 and "cannot reach registry" in err
+    assert run("catalog", "list", "-o", "name")[1] == "small\n"  # kept as it was
     never = tag.replace("small", "never")
     code, _, err = run("search", "--catalog", never, "--offline", "one")
     assert code == 2 and "was never read, and --offline asks no registry" in err

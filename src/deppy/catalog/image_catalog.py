@@ -84,9 +84,10 @@ def load_image_catalog(
     cache: ParsedCache | None = None,
     report: Callable[[str], None] | None = None,
     where: str = "--catalog",
+    options: PullOptions | None = None,
 ) -> Catalog:
     """The catalog of the image ``text`` names (read into ``cache_dir`` when not there)."""
-    pulled = pulled_image(text, cache_dir, where=where, report=report)
+    pulled = pulled_image(text, cache_dir, where=where, report=report, options=options)
     return load_pulled(pulled, name=name, priority=priority, cache=cache)
 
 

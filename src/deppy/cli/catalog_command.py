@@ -393,7 +393,9 @@ class _Steps:
 
             return load_url_catalog(location, name=name, priority=priority)
         if is_image_reference(location):
-            from deppy.catalog.image_catalog import load_image_catalog
+            from dataclasses import replace
+
+            from deppy.catalog.image_catalog import load_image_catalog, pull_options
             from deppy.workflows.catalog_loading import images_path, parsed_cache
 
             catalog = load_image_catalog(
@@ -404,6 +406,7 @@ class _Steps:
                 cache=parsed_cache(),
                 report=warnings_to,
                 where="PATH",
+                options=replace(pull_options(), last_read_when_unreachable=False),
             )
             catalog.path = location  # what refresh reads again, not the cache's copy
             return catalog

@@ -64,6 +64,8 @@ class PullOptions:
     timeout: float = DEFAULT_TIMEOUT_S
     platform: str | None = None
     offline: bool = False
+    last_read_when_unreachable: bool = True
+    """False for ``catalog add|refresh``: reading the registry is what they are for."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +178,8 @@ def _from_registry(
         start = reference.digest or image.tag_digest()
     except RegistryError as error:
         if before is None or record is None or not error.retriable:
+            raise
+        if not options.last_read_when_unreachable:
             raise
         age = _age(max(0.0, time.time() - float(record.get("read", 0))))
         warning = (
