@@ -607,3 +607,12 @@ def test_a_bearer_login_asks_for_a_pull_token(
         scopes = list(hostile.scopes)
     assert code == 0 and "one" in out, err
     assert scopes == ["repository:catalogs/tokens:pull"]
+
+
+def test_catalog_serve_serves_an_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from deppy.workflows.catalog_serving import load_served_catalog
+
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    _small_layout(tmp_path / "layout", "v1")
+    served = load_served_catalog(f"oci:{tmp_path / 'layout'}:v1")
+    assert (served.name, list(served.packages)) == ("layout", ["one"])
