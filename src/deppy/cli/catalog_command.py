@@ -475,8 +475,8 @@ def _progress() -> Iterator[_Steps]:
 @registry_options
 def serve_cmd(source: str, grpc_address: str | None, http_address: str | None) -> None:
     """Serve a catalog directory, catalog image (docker://…, oci:DIR) or the stored catalog
-    NAME the way 'opm serve' does, until stopped (Ctrl-C or SIGTERM). A CatalogSource with spec.address, 'deppy catalog add NAME
-    grpc://HOST:PORT' and 'deppy resolve' all read it."""
+    NAME the way 'opm serve' does, until stopped (Ctrl-C or SIGTERM). A CatalogSource with
+    spec.address, 'deppy catalog add NAME grpc://HOST:PORT' and 'deppy resolve' all read it."""
     from deppy.workflows.catalog_serving import serve_until_stopped
 
     if grpc_address is None and http_address is None:
