@@ -44,7 +44,7 @@ from deppy.oci.fetch import (
     labels_of,
 )
 from deppy.oci.image import CONFIGS_LABEL
-from deppy.oci.reference import LayoutReference, RegistryReference, parse_reference
+from deppy.oci.reference import DIGEST, LayoutReference, RegistryReference, parse_reference
 from deppy.oci.session import RegistryError
 from deppy.oci.unpack import Unpacked, unpack_file, unpack_layer
 
@@ -116,6 +116,8 @@ class _Records:
 
 
 def _cached(images: Path, digest: str) -> PulledImage | None:
+    if not DIGEST.fullmatch(digest):  # a damaged record names nothing
+        return None
     directory = images / digest.removeprefix("sha256:")
     if (directory / CATALOG_DIR).is_dir():
         return PulledImage("", "", digest, "fbc", directory / CATALOG_DIR)
@@ -156,7 +158,7 @@ def _from_registry(
     text, name = reference.text, reference.name
     records = _Records(images, text, options.platform)
     record = records.read()
-    before = _cached(images, str(record["digest"])) if record else None
+    before = _cached(images, str(record.get("digest"))) if record else None
     if before is not None and record is not None:
         if options.offline or reference.digest is not None:
             return _with(before, text, name)
