@@ -241,15 +241,17 @@ def _requests(log: Path) -> list[str]:
     return [f"{method} {path}" for method, path in asked]
 
 
-def _small_layout(root: Path, tag: str, package: str = "one") -> Path:
-    layout = Layout(root)
-    entries = [
-        Entry(
-            e.name.replace("one", package), e.data.replace(b'"one', f'"{package}'.encode()), e.kind
-        )
+def _renamed(package: str) -> list[Entry]:
+    """The small catalog, its package named ``package``."""
+    return [
+        Entry(e.name.replace("one", package), e.data.replace(b"one", package.encode()), e.kind)
         for e in SMALL
     ]
-    layout.tag(layout.image([Layer(entries)]), tag)
+
+
+def _small_layout(root: Path, tag: str, package: str = "one") -> Path:
+    layout = Layout(root)
+    layout.tag(layout.image([Layer(_renamed(package))]), tag)
     return root
 
 
@@ -616,3 +618,32 @@ def test_catalog_serve_serves_an_image(tmp_path: Path, monkeypatch: pytest.Monke
     _small_layout(tmp_path / "layout", "v1")
     served = load_served_catalog(f"oci:{tmp_path / 'layout'}:v1")
     assert (served.name, list(served.packages)) == ("layout", ["one"])
+
+
+def test_an_opaque_directory_hides_what_the_layers_below_put_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    old = [
+        Entry(e.name.replace("one", "old"), e.data.replace(b"one", b"old"), e.kind) for e in SMALL
+    ]
+    layout = Layout(tmp_path / "layout")
+    opaque = Layer([Entry("configs", kind="dir"), Entry("configs/.wh..wh..opq"), *SMALL[1:]])
+    layout.tag(layout.image([Layer(old), opaque]), "v1")
+    code, out, err = run("search", "--catalog", f"oci:{tmp_path / 'layout'}:v1", "o", "-o", "json")
+    assert code == 0, err
+    assert [p["package"] for p in json.loads(out)] == ["one"]
+
+
+def test_catalog_check_and_diff_read_images(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    _small_layout(tmp_path / "a", "v1")
+    _small_layout(tmp_path / "b", "v1", "two")
+    first, second = f"oci:{tmp_path / 'a'}:v1", f"oci:{tmp_path / 'b'}:v1"
+    code, out, err = run("catalog", "check", first)
+    assert code == 0, err
+    code, out, err = run("catalog", "diff", first, second, "-o", "json")
+    assert code == 0, err
+    assert "two" in out and "one" in out
