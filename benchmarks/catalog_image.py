@@ -72,7 +72,7 @@ def main() -> None:
             assert copied.returncode == 0, copied.stderr
             resolve = ["resolve", "--require", PACKAGE, "--tls-verify=false"]
             rows: dict[str, list[tuple[float, float]]] = {
-                k: [] for k in ("dir", "img", "rep", "add")
+                k: [] for k in ("dir", "img", "rep", "add", "add-dir")
             }
             for n in range(args.repeats):
                 home = work / f"home-{n}"
