@@ -118,6 +118,13 @@ class Unpacked:
     files: set[str] = field(default_factory=set)
     total: int = 0
     skipped: dict[str, str] = field(default_factory=dict)
+    made: set[Path] = field(default_factory=set)  # directories made (each mkdir once)
+
+    def directory(self, path: Path) -> None:
+        """``path`` as a directory, with its parents (made once; forgotten on removals)."""
+        if path not in self.made:
+            path.mkdir(parents=True, exist_ok=True)
+            self.made.add(path)
 
 
 def _relative(name: str, root: str) -> str | None:
@@ -179,22 +186,24 @@ def unpack_layer(blob: bytes, root: str, into: Path, done: Unpacked) -> None:
             directory, _, base = relative.rpartition("/")
             if base == OPAQUE:
                 _clear_lower(into / directory, written, into)
+                done.made.clear()
                 continue
             if base.startswith(WHITEOUT):
                 hidden = posixpath.join(directory, base.removeprefix(WHITEOUT))
                 if hidden not in written:
                     _remove(into / hidden)
                     done.files.discard(hidden)
+                    done.made.clear()
                 continue
             if not relative:
                 continue
             target = into / relative
             if member.isdir():
-                if target.exists() and not target.is_dir():
+                if target not in done.made and target.exists() and not target.is_dir():
                     _remove(target)
-                target.mkdir(parents=True, exist_ok=True)
+                done.directory(target)
             elif member.isfile():
-                _write(tar, member, target, done)
+                _write(tar, member, target, relative, done)
                 written.add(relative)
                 done.files.add(relative)
             elif member.islnk():
@@ -203,7 +212,7 @@ def unpack_layer(blob: bytes, root: str, into: Path, done: Unpacked) -> None:
                     done.skipped[member.name] = "a hard link to a file outside the catalog"
                     continue
                 _remove(target)
-                target.parent.mkdir(parents=True, exist_ok=True)
+                done.directory(target.parent)
                 shutil.copyfile(into / source, target, follow_symlinks=False)
                 written.add(relative)
                 done.files.add(relative)
@@ -215,7 +224,9 @@ def unpack_layer(blob: bytes, root: str, into: Path, done: Unpacked) -> None:
                 raise UnsafeInput(f"the catalog has more than {MAX_FILES:,} files (deppy's limit)")
 
 
-def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, done: Unpacked) -> None:
+def _write(
+    tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, relative: str, done: Unpacked
+) -> None:
     if member.size > MAX_FILE_BYTES:
         raise UnsafeInput(
             f"{member.name} is {member.size:,} bytes, more than {MAX_FILE_BYTES:,} "
@@ -226,11 +237,10 @@ def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, done: Un
         raise UnsafeInput(
             f"the catalog's files come to more than {MAX_TOTAL_BYTES:,} bytes (deppy's limit)"
         )
-    if target.is_dir() and not target.is_symlink():
-        shutil.rmtree(target)
-    elif target.exists():
-        target.unlink()
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if relative in done.files or target in done.made:  # a file again, or a directory
+        _remove(target)
+        done.made.clear()
+    done.directory(target.parent)
     source = tar.extractfile(member)
     assert source is not None  # a regular file
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
