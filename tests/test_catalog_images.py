@@ -647,3 +647,23 @@ def test_catalog_check_and_diff_read_images(
     code, out, err = run("catalog", "diff", first, second, "-o", "json")
     assert code == 0, err
     assert "two" in out and "one" in out
+
+
+def test_a_registry_trickling_its_answer_is_cut_off_at_the_registry_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The push path's deadline: one for the whole exchange, not one per read."""
+    import time
+
+    from tests.hostile_registry import hostile_registry
+
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    with hostile_registry("trickle-body") as hostile:
+        reference = f"docker://{hostile.address}/catalogs/slow:v1"
+        started = time.monotonic()
+        code, _, err = run("search", "--catalog", reference, "--tls-verify=false",
+                           "--registry-timeout", "1.5", "x")  # fmt: skip
+        took = time.monotonic() - started
+    assert code == 2 and err.count("\n") == 1, err
+    assert "did not finish answering GET /v2/ within 1.5 s" in err
+    assert took < 10
