@@ -23,6 +23,7 @@ from deppy.resolution.request_parsing import CatalogSpec
 from deppy.workflows.catalog_loading import load_catalogs
 from tests.catalog_images import (
     DOCKER,
+    OCI,
     Entry,
     Layer,
     Layout,
@@ -667,3 +668,26 @@ def test_a_registry_trickling_its_answer_is_cut_off_at_the_registry_timeout(
     assert code == 2 and err.count("\n") == 1, err
     assert "did not finish answering GET /v2/ within 1.5 s" in err
     assert took < 10
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"\x1f\x8b" + bytes(range(256)) * 4, "is no readable tar"),  # gzip that is not
+        (b"\x28\xb5\x2f\xfd" + bytes(range(256)) * 4, "is no readable tar"),  # zstd that is not
+        (bytes(range(256)) * 4, "is no readable tar"),  # no tar at all
+    ],
+)
+def test_a_layer_that_is_no_tar_is_one_line(
+    data: bytes, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    layout = Layout(tmp_path / "layout")
+    good = layout.image([Layer(SMALL)])
+    manifest_path = tmp_path / "layout" / "blobs" / "sha256" / str(good["digest"]).split(":")[1]
+    manifest = json.loads(manifest_path.read_text())
+    manifest["layers"].append(layout.blob(data, OCI["gzip"]))
+    layout.tag(layout.blob(json.dumps(manifest).encode(), OCI["manifest"]), "v1")
+    code, _, err = run("search", "--catalog", f"oci:{tmp_path / 'layout'}:v1", "one")
+    assert code == 2 and err.count("\n") == 1, err
+    assert words in err and "layer sha256:" in err

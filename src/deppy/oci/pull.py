@@ -237,7 +237,12 @@ def _unpacked(image: RegistryImage | LayoutImage, manifest: Manifest, images: Pa
 
 
 def _layer_failed(text: str, digest: str, error: Exception) -> InputError:
-    what = str(error) if isinstance(error, UnsafeInput) else f"is no readable tar ({error})"
+    if isinstance(error, UnsafeInput):
+        what = str(error)
+    elif isinstance(error, OSError) and error.strerror:  # the disk: full, or not writable
+        what = f"cannot be unpacked into deppy's cache ({error.strerror})"
+    else:
+        what = f"is no readable tar ({error})"
     return InputError(
         _where(text), f"layer {digest}: {what}", "check the image; nothing was stored"
     )
