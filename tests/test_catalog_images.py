@@ -670,6 +670,17 @@ def test_a_registry_trickling_its_answer_is_cut_off_at_the_registry_timeout(
     assert took < 10
 
 
+def _with_raw_layer(root: Path, data: bytes, media_type: str) -> str:
+    """The small catalog's image with a last layer of exactly ``data`` (made by no tar tool)."""
+    layout = Layout(root)
+    good = layout.image([Layer(SMALL)])
+    manifest_path = root / "blobs" / "sha256" / str(good["digest"]).split(":")[1]
+    manifest = json.loads(manifest_path.read_text())
+    manifest["layers"].append(layout.blob(data, media_type))
+    layout.tag(layout.blob(json.dumps(manifest).encode(), OCI["manifest"]), "v1")
+    return f"oci:{root}:v1"
+
+
 @pytest.mark.parametrize(
     ("data", "words"),
     [
@@ -682,12 +693,22 @@ def test_a_layer_that_is_no_tar_is_one_line(
     data: bytes, words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
-    layout = Layout(tmp_path / "layout")
-    good = layout.image([Layer(SMALL)])
-    manifest_path = tmp_path / "layout" / "blobs" / "sha256" / str(good["digest"]).split(":")[1]
-    manifest = json.loads(manifest_path.read_text())
-    manifest["layers"].append(layout.blob(data, OCI["gzip"]))
-    layout.tag(layout.blob(json.dumps(manifest).encode(), OCI["manifest"]), "v1")
-    code, _, err = run("search", "--catalog", f"oci:{tmp_path / 'layout'}:v1", "one")
+    reference = _with_raw_layer(tmp_path / "layout", data, OCI["gzip"])
+    code, _, err = run("search", "--catalog", reference, "one")
     assert code == 2 and err.count("\n") == 1, err
     assert words in err and "layer sha256:" in err
+
+
+def test_a_file_past_the_per_file_bound_is_refused_at_its_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A header claiming 600 MiB (the data need not follow: deppy stops at the claim)."""
+    import tarfile
+
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    header = tarfile.TarInfo("configs/huge/catalog.json")
+    header.size = 600 << 20
+    reference = _with_raw_layer(tmp_path / "layout", header.tobuf() + bytes(1024), OCI["none"])
+    code, _, err = run("search", "--catalog", reference, "one")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "is 629,145,600 bytes, more than 536,870,912 (deppy's limit for one catalog file)" in err
