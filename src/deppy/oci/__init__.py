@@ -17,7 +17,7 @@ May import: ``errors``, ``input_limits``. Never ``catalog`` or anything above it
   distribution API over http.client, each request within ``timeout`` and every answer read
   with a cap: ``exchange``, ``login``) or writes the image; failures are one-line InputErrors
   (``RegistryError``: ``retriable`` says whether trying later may help) with every credential
-  sent taken out (``redact``) (``publish``, ``push``, ``layout``).
+  sent taken out (``redact``) (``publishing``, ``push``, ``layout``).
 * ``deppy.oci.pull.pull_catalog(text, cache_dir=, options=) -> PulledImage`` — a catalog
   image (``docker://HOST[:PORT]/REPO[:TAG|@sha256:DIGEST]``, ``oci:DIR[:TAG]``: ``reference``)
   read into deppy's cache directory once per manifest digest: manifests and indexes
@@ -27,21 +27,45 @@ May import: ``errors``, ``input_limits``. Never ``catalog`` or anything above it
 Importing this package loads no HTTP or TLS module: a push imports them.
 """
 
-from deppy.oci.auth import (
-    Credential,
-    RegistryAuth,
-    auth_file_paths,
-    auth_from_dockerconfigjson,
-    auth_from_files,
-)
-from deppy.oci.destination import (
-    Destination,
-    LayoutDestination,
-    RegistryDestination,
-    parse_destination,
-)
-from deppy.oci.image import CONFIGS_LABEL, CatalogImage, catalog_image
-from deppy.oci.publish import Published, default_tag, publish
+from deppy.lazy_exports import lazy_exports
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from deppy.oci.auth import (
+        Credential,
+        RegistryAuth,
+        auth_file_paths,
+        auth_from_dockerconfigjson,
+        auth_from_files,
+    )
+    from deppy.oci.destination import (
+        Destination,
+        LayoutDestination,
+        RegistryDestination,
+        parse_destination,
+    )
+    from deppy.oci.image import CONFIGS_LABEL, CatalogImage, catalog_image
+    from deppy.oci.publishing import Published, default_tag, publish
+
+# Loaded on first use (deppy.lazy_exports): a command that only parses a reference
+# (``deppy.oci.reference``) loads neither tarfile and gzip (``image``) nor the push.
+_LATER = {
+    "Credential": "auth",
+    "RegistryAuth": "auth",
+    "auth_file_paths": "auth",
+    "auth_from_dockerconfigjson": "auth",
+    "auth_from_files": "auth",
+    "Destination": "destination",
+    "LayoutDestination": "destination",
+    "RegistryDestination": "destination",
+    "parse_destination": "destination",
+    "CONFIGS_LABEL": "image",
+    "CatalogImage": "image",
+    "catalog_image": "image",
+    "Published": "publishing",
+    "default_tag": "publishing",
+    "publish": "publishing",
+}
 
 __all__ = [
     "CONFIGS_LABEL",
@@ -60,3 +84,5 @@ __all__ = [
     "parse_destination",
     "publish",
 ]
+
+__getattr__ = lazy_exports(__name__, _LATER)

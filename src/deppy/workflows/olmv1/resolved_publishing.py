@@ -21,7 +21,7 @@ from deppy.oci.destination import (
     parse_destination,
 )
 from deppy.oci.exchange import DEFAULT_TIMEOUT_S
-from deppy.oci.publish import publish
+from deppy.oci.publishing import publish
 from deppy.resolution.answer import Resolution
 from deppy.workflows.olmv1.plan import PublishedCatalog, Publisher
 from deppy.workflows.olmv1.resolved_catalog import cluster_catalog_object, resolved_catalog
