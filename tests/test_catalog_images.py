@@ -317,6 +317,10 @@ def test_catalog_add_keeps_the_reference_and_refresh_keeps_a_moved_digest_as_nam
     assert code == 0 and [p["package"] for p in json.loads(out)] == ["one"]
     code, out, _ = run("search", "two", "-o", "json")
     assert code == 0 and [p["package"] for p in json.loads(out)] == ["two"]
+    settings = tmp_path / "home" / "image-sources.json"
+    assert json.loads(settings.read_text()) == {"moving": {"platform": None, "tls_verify": False}}
+    assert run("catalog", "remove", "moving")[0] == 0
+    assert json.loads(settings.read_text()) == {}
 
 
 @needs_registry
