@@ -183,7 +183,8 @@ def _from_registry(
             raise
         if not options.last_read_when_unreachable:
             raise
-        age = _age(max(0.0, time.time() - float(record.get("read", 0))))
+        read = record.get("read")
+        age = _age(max(0.0, time.time() - (read if isinstance(read, (int, float)) else 0)))
         warning = (
             f"deppy: warning: catalog {shown(text)}: {error.what}; using the image read "
             f"{age} ago ({before.digest})"
