@@ -32,8 +32,8 @@ from tests.registry import registry_missing, running_registry  # noqa: E402
 
 from deppy.catalog.catalog_set import CatalogSet  # noqa: E402
 from deppy.catalog.fbc import load_catalog  # noqa: E402
-from deppy.cluster.oci import parse_destination, publish  # noqa: E402
 from deppy.input_limits import read_input, yaml_documents  # noqa: E402
+from deppy.oci import parse_destination, publish  # noqa: E402
 from deppy.resolution.request import ResolutionRequest  # noqa: E402
 from deppy.resolution.request_parsing import parse_require  # noqa: E402
 from deppy.resolution.resolver import resolve  # noqa: E402

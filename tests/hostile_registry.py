@@ -48,6 +48,11 @@ BEHAVIOURS = (
     "echo-basic",  # Basic login; the manifest PUT's error echoes the Authorization header
     "echo-bearer",  # Bearer login; the manifest PUT's error echoes the token
     "wrong-digest",  # the manifest is stored under another Docker-Content-Digest
+    # pulls (what was pushed is served back, misbehaving in one way)
+    "pull-other-blob",  # a blob answered with other bytes of the same length
+    "pull-endless-blob",  # a blob answered with a chunked body that never ends
+    "pull-manifest-not-json",  # a manifest answered with bytes that are no JSON
+    "pull-manifest-500",  # manifests answered 500
 )
 
 
@@ -59,6 +64,7 @@ class Hostile:
     behaviour: str
     tls: bool
     manifests: dict[str, bytes]
+    scopes: list[str]
 
 
 class _Server(ThreadingHTTPServer):
@@ -66,8 +72,10 @@ class _Server(ThreadingHTTPServer):
     behaviour = "well"
     blobs: dict[str, bytes]
     manifests: dict[str, bytes]
+    by_digest: dict[str, str]
     base = ""
     uploads = 0
+    scopes: list[str]
 
     def handle_error(self, request: object, client_address: object) -> None:
         pass  # deppy hanging up on a misbehaviour is what the tests want, not news
@@ -160,6 +168,9 @@ class _Handler(BaseHTTPRequestHandler):
         return True
 
     def token(self) -> None:
+        from urllib.parse import parse_qs
+
+        self.server.scopes += parse_qs(self.path.partition("?")[2]).get("scope", [])
         bodies = {
             "token-html": (b"<html><body>Sign in</body></html>", "text/html"),
             "token-list": (b'["token"]', "application/json"),
@@ -179,11 +190,42 @@ class _Handler(BaseHTTPRequestHandler):
             self.ping()
         elif path == "/token":
             self.token()
-        else:
+        elif not self.login_asked():
+            self.pulled(path)
+
+    def pulled(self, path: str) -> None:
+        """What was pushed, served back as the behaviour says."""
+        odd = self.server.behaviour
+        if "/manifests/" in path:
+            known = self.server.by_digest.get(path.rsplit("/", 1)[-1], "")
+            if odd == "pull-manifest-not-json":  # by its own digest too, as a proxy serves it
+                known = next(iter(self.server.manifests), "")
+            body = self.server.manifests.get(path) or self.server.manifests.get(known)
+            if body is None:
+                self.answer(404)
+            elif odd == "pull-manifest-500":
+                self.answer(500, b"{}")
+            else:
+                data = b"\xff not json" if odd == "pull-manifest-not-json" else body
+                kind = json.loads(body).get("mediaType", "application/json")
+                digest = "sha256:" + hashlib.sha256(data).hexdigest()
+                self.answer(200, data, {"Content-Type": kind, "Docker-Content-Digest": digest})
+            return
+        blob = self.server.blobs.get(path.rsplit("/", 1)[-1])
+        if blob is None:
             self.answer(404)
+        elif odd == "pull-endless-blob":
+            self.endless()
+        elif odd == "pull-other-blob":
+            self.answer(200, bytes(len(blob)))
+        else:
+            self.answer(200, blob)
 
     def do_HEAD(self) -> None:
         if self.login_asked():
+            return
+        if "/manifests/" in self.path:
+            self.pulled(self.path)
             return
         digest = self.path.rsplit("/", 1)[-1]
         self.answer(200 if digest in self.server.blobs else 404)
@@ -218,6 +260,7 @@ class _Handler(BaseHTTPRequestHandler):
         if odd == "wrong-digest":
             digest = "sha256:" + "0" * 64
         self.server.manifests[path] = body
+        self.server.by_digest["sha256:" + hashlib.sha256(body).hexdigest()] = path
         self.answer(201, headers={"Docker-Content-Digest": digest})
 
 
@@ -230,6 +273,7 @@ def hostile_registry(
     assert behaviour in BEHAVIOURS, behaviour
     server = _Server(("127.0.0.1", 0), _Handler)
     server.behaviour, server.blobs, server.manifests = behaviour, {}, {}
+    server.by_digest, server.scopes = {}, []
     if tls:
         assert certificate is not None
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -240,7 +284,7 @@ def hostile_registry(
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield Hostile(address, behaviour, tls, server.manifests)
+        yield Hostile(address, behaviour, tls, server.manifests, server.scopes)
     finally:
         server.shutdown()
         server.server_close()

@@ -93,11 +93,13 @@ def _certificate(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def _config(directory: Path, port: int, secure: bool, read_only: bool) -> Path:
+def _config(
+    directory: Path, port: int, secure: bool, read_only: bool, access_log: bool = False
+) -> Path:
     maintenance = ", maintenance: {readonly: {enabled: true}}" if read_only else ""
     lines = [
         "version: 0.1",
-        "log: {level: error, accesslog: {disabled: true}}",
+        f"log: {{level: error, accesslog: {{disabled: {'false' if access_log else 'true'}}}}}",
         f"storage: {{filesystem: {{rootdirectory: {directory / 'data'}}}{maintenance}}}",
         "http:",
         f"  addr: 127.0.0.1:{port}",
@@ -136,13 +138,14 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> Non
 
 @contextmanager
 def running_registry(
-    directory: Path, *, secure: bool = False, read_only: bool = False
+    directory: Path, *, secure: bool = False, read_only: bool = False, access_log: bool = False
 ) -> Iterator[Registry]:
     """A registry storing under ``directory`` for as long as the block runs (``read_only``:
-    one that refuses every push, in its maintenance mode)."""
+    one that refuses every push, in its maintenance mode; ``access_log``: each request a line
+    of ``directory/registry.log``, to count what a client asked)."""
     directory.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    config = _config(directory, port, secure, read_only)
+    config = _config(directory, port, secure, read_only, access_log)
     log = directory / "registry.log"
     with log.open("wb") as out:
         process = subprocess.Popen(

@@ -111,9 +111,9 @@ def test_a_trickling_registry_holds_one_worker_only_until_its_deadline(
     """A namespace whose resolved catalog goes to a registry trickling a byte every 0.4 s: the
     push gives up at its 1 s deadline and the namespace is tried again with backoff, while the
     other namespaces are answered meanwhile (before, the push waited as long as it trickled)."""
-    from deppy.cluster.oci import catalog_image, parse_destination, publish
-    from deppy.cluster.oci.push import RegistryError
     from deppy.controller.olmv1.provisioner import RegistryUnavailable
+    from deppy.oci import catalog_image, parse_destination, publish
+    from deppy.oci.push import RegistryError
     from tests.hostile_registry import hostile_registry
 
     image = catalog_image({"pkg/catalog.json": b"{}\n"})

@@ -24,8 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deppy.cluster.oci import auth_from_files, catalog_image, parse_destination, publish
 from deppy.errors import DeppyError
+from deppy.oci import auth_from_files, catalog_image, parse_destination, publish
 from tests.test_fuzz import (
     HOSTILE,
     _problem,

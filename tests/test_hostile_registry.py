@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from deppy.cluster.oci import auth_from_files, catalog_image, parse_destination, publish
-from deppy.cluster.oci.auth import RegistryAuth
-from deppy.cluster.oci.push import RegistryError
 from deppy.errors import InputError
+from deppy.oci import auth_from_files, catalog_image, parse_destination, publish
+from deppy.oci.auth import RegistryAuth
+from deppy.oci.push import RegistryError
 from tests.hostile_registry import TOKEN, hostile_registry
 from tests.registry import PASSWORD, USER
 from tests.workflow_helpers import run

@@ -13,9 +13,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deppy.cluster.oci.reference import image_reference
 from deppy.controller.install.manifests import all_manifests
 from deppy.errors import InputError
+from deppy.oci.pod_reference import image_reference
 from tests.controller_env import DEPPY
 
 DIGEST = "sha256:" + "ab" * 32

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from deppy.cluster.oci import (
+from deppy.errors import InputError
+from deppy.oci import (
     CONFIGS_LABEL,
     LayoutDestination,
     RegistryDestination,
@@ -24,8 +25,7 @@ from deppy.cluster.oci import (
     parse_destination,
     publish,
 )
-from deppy.cluster.oci.push import RegistryError
-from deppy.errors import InputError
+from deppy.oci.push import RegistryError
 from tests.registry import (
     PASSWORD,
     USER,

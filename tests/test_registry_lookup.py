@@ -23,8 +23,8 @@ PUSH = """
 import json, socket, sys, time
 silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 silent.bind(("127.0.0.1", 53))  # reads nothing, answers nothing
-from deppy.cluster.oci import catalog_image, parse_destination, publish
-from deppy.cluster.oci.push import RegistryError
+from deppy.oci import catalog_image, parse_destination, publish
+from deppy.oci.push import RegistryError
 image = catalog_image({"pkg/catalog.json": b'{"schema":"olm.package","name":"pkg"}\\n'})
 started = time.monotonic()
 try:

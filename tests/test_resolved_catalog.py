@@ -15,7 +15,7 @@ import pytest
 
 from deppy.catalog.catalog_set import CatalogSet
 from deppy.catalog.fbc import load_catalog
-from deppy.cluster.oci import CONFIGS_LABEL, catalog_image
+from deppy.oci import CONFIGS_LABEL, catalog_image
 from deppy.resolution.answer import Resolution
 from deppy.workflows.olmv1.resolved_catalog import (
     LOWEST_PRIORITY,

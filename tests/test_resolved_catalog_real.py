@@ -14,7 +14,7 @@ import yaml
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.fbc import load_catalog
-from deppy.cluster.oci import CONFIGS_LABEL, parse_destination, publish
+from deppy.oci import CONFIGS_LABEL, parse_destination, publish
 from deppy.resolution.answer import Resolution
 from deppy.resolution.request_parsing import CatalogSpec, parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs

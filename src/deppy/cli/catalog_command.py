@@ -20,8 +20,9 @@ import click
 from deppy.cli.data_output import SETTINGS, dump, say
 from deppy.cli.group import CommandGroup
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import output_option, quiet_option, to_stderr
+from deppy.cli.workflow_options import output_option, quiet_option, registry_options, to_stderr
 from deppy.errors import InputError
+from deppy.oci.reference import is_image_reference
 from deppy.store import Store, StoredCatalog
 from deppy.workflows.catalog_loading import problems_what, report_problems
 
@@ -81,11 +82,14 @@ def catalog_group() -> None:
     help="Higher priority catalogs are preferred when several offer a package.",
 )
 @quiet_option
+@registry_options
 def add_cmd(name: str, path: str, priority: int) -> None:
     """Read the File-Based Catalog at PATH and store it as NAME.
 
     PATH may also be a URL: grpc://HOST:PORT (operator-registry's gRPC API, as 'opm serve' and
-    CatalogSource pods serve it) or http(s)://HOST/.../api/v1/all (a catalogd FBC stream).
+    CatalogSource pods serve it) or http(s)://HOST/.../api/v1/all (a catalogd FBC stream); or a
+    catalog image: docker://HOST[:PORT]/REPO[:TAG|@sha256:DIGEST] or oci:DIR[:TAG] (its TLS
+    setting and platform are kept for 'catalog refresh').
     A file may be an operator-registry SQLite index (the index.db of an older index image).
     """
     _check_name(name)
@@ -101,6 +105,8 @@ def add_cmd(name: str, path: str, priority: int) -> None:
         catalog = steps.read(_location(path), name, priority)
         report_problems(catalog, warnings_to)
         stored = store.add(catalog, progress=steps.storing)
+    if is_image_reference(path):
+        _remember_image(name)
     say(f"added catalog {name} (priority {stored.priority}): {_counts(stored)}")
 
 
@@ -213,6 +219,10 @@ def remove_cmd(name: str) -> None:
     store = Store()
     _stored(store, name)
     removed = store.remove(name)
+    if "@" not in name:
+        from deppy.store.image_sources import remember_image_settings
+
+        remember_image_settings(name, None)
     say(f"removed catalog {removed.name} ({removed.bundles} bundles)")
 
 
@@ -220,6 +230,7 @@ def remove_cmd(name: str) -> None:
 @click.argument("name")
 @_KEEP
 @quiet_option
+@registry_options
 def refresh_cmd(name: str, keep: int | None) -> None:
     """Read the stored catalog NAME again from its path (or URL) and replace it in one step;
     what it held before is kept as NAME@1 (see 'deppy catalog history NAME'). Content that
@@ -227,6 +238,8 @@ def refresh_cmd(name: str, keep: int | None) -> None:
     store = Store()
     keep = _kept(keep)
     before = _current(store, name, "is kept as it was, never read again")
+    if is_image_reference(before.path):
+        _recall_image(name)
     with _progress() as steps:
         catalog = steps.read(before.path, name, before.priority)
         report_problems(catalog, warnings_to)
@@ -243,10 +256,15 @@ def refresh_cmd(name: str, keep: int | None) -> None:
 @output_option("text", "json", "yaml")
 def problems_cmd(target: str, output: str) -> None:
     """List the problems met when the catalog was read (objects skipped, channel entries kept
-    without an unreadable skipRange): a stored catalog (as of its
-    add or last refresh) or a catalog directory. Exit 0 when there are none, 1 when there
-    are some."""
-    if Path(target).exists():
+    without an unreadable skipRange): a stored catalog (as of its add or last refresh), a
+    catalog directory or a catalog image. Exit 0 when there are none, 1 when there are some."""
+    if is_image_reference(target):
+        from deppy.resolution.request_parsing import CatalogSpec
+        from deppy.workflows.catalog_loading import load_catalogs
+
+        loaded = load_catalogs([CatalogSpec(target, None, 0)], one_shot=False)
+        problems = loaded.catalog(loaded.names()[0]).problems  # type: ignore[attr-defined]
+    elif Path(target).exists():
         from deppy.catalog.bundle_tree import load_any_catalog
 
         problems = load_any_catalog(target).problems
@@ -269,10 +287,50 @@ def warnings_to(line: str) -> None:
 
 
 def _location(path: str) -> str:
-    """A URL as given; a path made absolute (refresh reads it from anywhere)."""
+    """A URL or registry reference as given; a path (an OCI layout's too) made absolute
+    (refresh reads it from anywhere)."""
     from deppy.cluster.remote import is_catalog_url
 
+    if is_image_reference(path):
+        from deppy.oci.reference import LayoutReference, parse_reference
+
+        reference = parse_reference(path, where="PATH")
+        if not isinstance(reference, LayoutReference):
+            return path
+        tag = f":{reference.tag}" if reference.tag is not None else ""
+        return f"oci:{os.path.abspath(reference.directory)}{tag}"
     return path if is_catalog_url(path) else os.path.abspath(path)
+
+
+def _remember_image(name: str) -> None:
+    """Keep how the image of catalog ``name`` was read (TLS, platform), for its refreshes."""
+    from deppy.catalog.image_catalog import pull_options
+    from deppy.store.image_sources import remember_image_settings
+
+    options = pull_options()
+    remember_image_settings(name, {"tls_verify": options.tls_verify, "platform": options.platform})
+
+
+def _recall_image(name: str) -> None:
+    """Read the image of catalog ``name`` as ``catalog add`` did, unless the command says
+    otherwise (an option given on it wins)."""
+    from dataclasses import replace
+
+    from deppy.catalog.image_catalog import pull_options, use_pull_options
+    from deppy.store.image_sources import image_settings
+
+    stored = image_settings(name)
+    context = click.get_current_context()
+    options = pull_options()
+    if "tls_verify" in stored and _defaulted(context, "tls_verify"):
+        options = replace(options, tls_verify=stored["tls_verify"] is not False)
+    if isinstance(stored.get("platform"), str) and _defaulted(context, "platform"):
+        options = replace(options, platform=stored["platform"])
+    use_pull_options(options)
+
+
+def _defaulted(context: click.Context, option: str) -> bool:
+    return context.get_parameter_source(option) in (None, click.core.ParameterSource.DEFAULT)
 
 
 def _check_name(name: str) -> None:
@@ -336,6 +394,24 @@ class _Steps:
             from deppy.cluster.remote import load_url_catalog
 
             return load_url_catalog(location, name=name, priority=priority)
+        if is_image_reference(location):
+            from dataclasses import replace
+
+            from deppy.catalog.image_catalog import load_image_catalog, pull_options
+            from deppy.workflows.catalog_loading import images_path, parsed_cache
+
+            catalog = load_image_catalog(
+                location,
+                name=name,
+                priority=priority,
+                cache_dir=images_path(),
+                cache=parsed_cache(),
+                report=warnings_to,
+                where="PATH",
+                options=replace(pull_options(), last_read_when_unreachable=False),
+            )
+            catalog.path = location  # what refresh reads again, not the cache's copy
+            return catalog
         from deppy.catalog.bundle_tree import load_any_catalog as load_catalog
         from deppy.workflows.catalog_loading import parsed_cache
 
@@ -398,10 +474,11 @@ def _progress() -> Iterator[_Steps]:
     metavar="HOST:PORT",
     help="Also serve the catalog as catalogd does: GET http://HOST:PORT/.../api/v1/all.",
 )
+@registry_options
 def serve_cmd(source: str, grpc_address: str | None, http_address: str | None) -> None:
-    """Serve a catalog directory (or the stored catalog NAME) the way 'opm serve' does, until
-    stopped (Ctrl-C or SIGTERM). A CatalogSource with spec.address, 'deppy catalog add NAME
-    grpc://HOST:PORT' and 'deppy resolve' all read it."""
+    """Serve a catalog directory, catalog image (docker://…, oci:DIR) or the stored catalog
+    NAME the way 'opm serve' does, until stopped (Ctrl-C or SIGTERM). A CatalogSource with
+    spec.address, 'deppy catalog add NAME grpc://HOST:PORT' and 'deppy resolve' all read it."""
     from deppy.workflows.catalog_serving import serve_until_stopped
 
     if grpc_address is None and http_address is None:

@@ -11,7 +11,7 @@ import click
 
 from deppy.cli.data_output import SETTINGS, dump, say
 from deppy.cli.exit_codes import EXIT_OK, EXIT_UNRESOLVABLE
-from deppy.cli.workflow_options import output_option, quiet_option, to_stderr
+from deppy.cli.workflow_options import output_option, quiet_option, registry_options, to_stderr
 from deppy.workflows.catalog_diff import diff_facts, load_side
 
 
@@ -25,6 +25,7 @@ from deppy.workflows.catalog_diff import diff_facts, load_side
     help="Exit 1 when the catalogs differ (as git diff --exit-code); default: 0 either way.",
 )
 @quiet_option
+@registry_options
 def catalog_diff(old: str, new: str, output: str, exit_code: bool) -> None:
     """What changed from catalog OLD to catalog NEW: packages, bundles and channels added and
     removed, channel heads moved, default channels, deprecations, upgrade edges (replaces,

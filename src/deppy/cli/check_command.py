@@ -26,8 +26,10 @@ from deppy.cli.workflow_options import (
     dump,
     output_option,
     quiet_option,
+    registry_options,
 )
 from deppy.errors import InputError
+from deppy.oci.reference import is_image_reference
 from deppy.store.schema import is_history_name
 from deppy.workflows.catalog_check import BundleCheck, CatalogCheck, check_catalog
 from deppy.workflows.catalog_loading import load_catalogs
@@ -42,6 +44,7 @@ VERSIONS_SHOWN = 6
 @cluster_options
 @output_option("text", "json", "yaml")
 @quiet_option
+@registry_options
 def catalog_check(
     target: str, ocp_version: str | None, kube_version: str | None, output: str
 ) -> None:
@@ -73,8 +76,14 @@ def catalog_check(
 
 
 def _open(target: str) -> tuple[BundleSource, str]:
-    """A catalog directory, else a stored catalog of that name."""
+    """A catalog directory or image, else a stored catalog of that name."""
     path = Path(target)
+    if is_image_reference(target):
+        from deppy.resolution.request_parsing import CatalogSpec
+
+        loaded = load_catalogs([CatalogSpec(target, None, 0)], one_shot=False)
+        (name,) = loaded.names()
+        return loaded, name
     if path.exists():
         catalog = load_catalog(path)
         return CatalogSet([catalog]), catalog.name

@@ -16,8 +16,9 @@ import orjson
 
 from deppy.cli.data_output import emit, say
 from deppy.cli.main import cli
-from deppy.cli.workflow_options import quiet_option, rules_option, warn
+from deppy.cli.workflow_options import quiet_option, registry_options, rules_option, stderr, warn
 from deppy.errors import DeppyError, InputError
+from deppy.oci.reference import is_image_reference
 
 if TYPE_CHECKING:
     from deppy.workflows.fleet.inputs import ClusterRef
@@ -33,8 +34,19 @@ def fleet_group() -> None:
 
 
 def _absolute(spec: str) -> str:
-    """A ``--catalog`` spec whose path exists, made absolute: workers may run elsewhere."""
+    """A ``--catalog`` spec whose path exists, made absolute: workers may run elsewhere. A
+    catalog image is read here, once, with this command's registry options, and the workers
+    get the directory it was unpacked to (a SQLite image stays a reference)."""
     path, sep, rest = spec.partition("=")
+    if is_image_reference(path):
+        from deppy.catalog.image_catalog import pulled_image
+        from deppy.workflows.catalog_loading import images_path
+
+        pulled = pulled_image(path, images_path(), report=stderr(quiet=False))
+        if pulled.kind != "fbc":
+            return spec
+        name, colon, priority = rest.partition(":")
+        return f"{pulled.path}={name or pulled.name}{colon}{priority}"
     if "://" in path or not Path(path).exists():
         return spec  # a URL or a stored catalog's name
     return str(Path(path).resolve()) + sep + rest
@@ -93,6 +105,7 @@ def _default_workers() -> int:
 )
 @quiet_option
 @rules_option
+@registry_options
 def plan_cmd(
     clusters: tuple[str, ...],
     catalogs: tuple[str, ...],

@@ -49,10 +49,10 @@ def manifests_cmd(
     namespace: str, image: str | None, replicas: int, only: str, openshift: bool
 ) -> None:
     """Print the CRDs, default InputClasses and ProvisionerClass, RBAC and the Deployment."""
-    from deppy.cluster.oci.reference import dns_label, image_reference
     from deppy.controller.install.manifests import definitions, objects
     from deppy.errors import InputError
     from deppy.input_limits.yaml_writer import plain_yaml_documents
+    from deppy.oci.pod_reference import dns_label, image_reference
 
     dns_label(namespace, "--namespace")
     if image is not None:

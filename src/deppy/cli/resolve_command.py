@@ -23,6 +23,7 @@ from deppy.cli.workflow_options import (
     output_option,
     quiet_option,
     read_cluster_option,
+    registry_options,
     rules_option,
     source_option,
     stderr,
@@ -140,26 +141,7 @@ Examples:
     "resolved catalog image, and make the plan install them from it: docker://HOST[:PORT]/"
     "REPO[:TAG] pushes, oci:DIR[:TAG] writes an OCI layout.",
 )
-@click.option(
-    "--tls-verify",
-    "tls_verify",
-    type=click.BOOL,
-    default=True,
-    show_default=True,
-    metavar="BOOL",
-    help="--resolved-catalog: verify the registry's TLS certificate; false also allows a "
-    "plain-HTTP registry (skopeo's --tls-verify=false).",
-)
-@click.option(
-    "--registry-timeout",
-    "registry_timeout",
-    type=click.FloatRange(min=0, min_open=True, max=3600),
-    default=60.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="--resolved-catalog: give up on a registry request (connecting, sending, the whole "
-    "answer, its redirects) after this many seconds.",
-)
+@registry_options
 @quiet_option
 @rules_option
 @timeout_option("Give up after this many seconds (loading and output included).")
@@ -219,8 +201,6 @@ def resolve_cmd(
     install_namespace: str | None,
     service_account: str | None,
     resolved_catalog: str | None,
-    tls_verify: bool,
-    registry_timeout: float,
     rules: str | None,
 ) -> None:
     """Resolve which bundles to install or upgrade to.
@@ -231,7 +211,7 @@ def resolve_cmd(
     with whole_command(timeout) as deadline:
         catalog_specs = [parse_catalog(spec) for spec in catalogs]
         if resolved_catalog is not None:  # a bad DEST is bad input before any work
-            from deppy.cluster.oci.destination import parse_destination
+            from deppy.oci.destination import parse_destination
 
             parse_destination(resolved_catalog)
         request = ResolutionRequest()
@@ -364,7 +344,7 @@ def resolve_cmd(
                 resolution,
                 namespace=install_namespace,
                 service_account=service_account,
-                publish=publisher(resolved_catalog, tls_verify, registry_timeout, catalog_set),
+                publish=publisher(resolved_catalog, catalog_set),
             )
             for note in refusal_notes(plan.extensions):
                 warn(note)
@@ -402,15 +382,16 @@ def rules_for_extensions(rules: str, where: str) -> InputError:
     )
 
 
-def publisher(
-    dest: str | None, tls_verify: bool, timeout: float, catalogs: BundleSource
-) -> Publisher | None:
-    """How ``--resolved-catalog DEST`` publishes a plan's resolved catalog (None: not asked)."""
+def publisher(dest: str | None, catalogs: BundleSource) -> Publisher | None:
+    """How ``--resolved-catalog DEST`` publishes a plan's resolved catalog (None: not asked),
+    with the registry options every image read of the command uses."""
     if dest is None:
         return None
+    from deppy.catalog.image_catalog import pull_options
     from deppy.workflows.olmv1 import cli_publisher
 
-    return cli_publisher(dest, catalogs, tls_verify=tls_verify, timeout=timeout)
+    options = pull_options()
+    return cli_publisher(dest, catalogs, tls_verify=options.tls_verify, timeout=options.timeout)
 
 
 def exit_status(resolution: Resolution, plan: OLMv1Plan | None) -> int:

@@ -13,6 +13,7 @@ import click
 
 from deppy.cli.exit_codes import EXIT_INTERRUPTED, Terminated
 from deppy.cli.main import cli
+from deppy.cli.workflow_options import registry_options
 from deppy.errors import InputError
 from deppy.observability import configure, log_format_option
 from deppy.resolution.request_parsing import parse_catalog
@@ -35,9 +36,9 @@ DEFAULTS = ServiceConfig()
     "catalogs",
     multiple=True,
     metavar="PATH[=NAME[:PRIORITY]]",
-    help="A catalog directory or a stored catalog's name (repeatable; NAME@N: those earlier "
-    "contents, for the server's whole life); default: the stored catalogs, else the embedded "
-    "example.",
+    help="A catalog directory or image (docker://…, oci:DIR), or a stored catalog's name "
+    "(repeatable; NAME@N: those earlier contents, for the server's whole life); default: the "
+    "stored catalogs, else the embedded example.",
 )
 @click.option(
     "--token-file",
@@ -84,6 +85,7 @@ DEFAULTS = ServiceConfig()
     "open, like the probes: counts and catalog names only).",
 )
 @log_format_option("time, level, message, reason, duration")
+@registry_options
 def serve_cmd(
     host: str,
     port: int,

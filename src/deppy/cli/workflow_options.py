@@ -27,8 +27,9 @@ __all__ = ["columns", "dump", "warn"]  # re-exported: commands import these help
 
 CATALOG_HELP = (
     "A catalog: a File-Based Catalog or bundle directory, an SQLite index file (index.db), a "
-    "grpc:// or http(s):// URL, or the name of a stored catalog (repeatable); default: every "
-    "stored catalog."
+    "catalog image (docker://HOST/REPO[:TAG|@sha256:DIGEST] or oci:DIR[:TAG]), a grpc:// or "
+    "http(s):// URL, or the name of a stored catalog (repeatable); default: every stored "
+    "catalog."
 )
 SOURCE_HELP = "Use only the catalogs of this name (repeatable)."
 QUIET_HELP = "Print no warnings: only the answer, and errors."
@@ -79,10 +80,87 @@ def quiet_option(function: F) -> F:
 
 
 def catalog_options(function: F) -> F:
-    """``--catalog PATH|NAME``, ``--source NAME`` and ``-q``: what every command that reads
-    catalogs takes, worded the same everywhere (the command gets ``catalogs`` and
-    ``sources``)."""
-    return catalog_option(source_option(quiet_option(function)))
+    """``--catalog PATH|NAME``, ``--source NAME``, ``-q`` and the registry options: what every
+    command that reads catalogs takes, worded the same everywhere (the command gets
+    ``catalogs`` and ``sources``)."""
+    return catalog_option(source_option(quiet_option(registry_options(function))))
+
+
+def _pull_setting(field: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A callback that keeps an option's value in the process's pull options."""
+
+    def remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        from dataclasses import replace
+
+        from deppy.catalog.image_catalog import pull_options, use_pull_options
+
+        if field == "platform" and value is not None:
+            _check_platform(value)
+        use_pull_options(replace(pull_options(), **{field: value}))  # defaults too: one per run
+        return value
+
+    return remember
+
+
+def _check_platform(value: str) -> None:
+    import re
+
+    if not re.fullmatch(r"[a-z0-9_]+/[a-z0-9_]+(/[a-z0-9_]+)?", value):
+        raise click.BadParameter(
+            f"{value!r} is not OS/ARCH[/VARIANT] (linux/amd64, linux/arm64)",
+            param_hint="--platform",
+        )
+
+
+def registry_options(function: F) -> F:
+    """``--tls-verify``, ``--registry-timeout``, ``--platform`` and ``--offline``: how catalog
+    images (``docker://…``, ``oci:DIR``) are read, the same on every command that takes a
+    catalog and for a push (``resolve --resolved-catalog``). Kept in the process's pull
+    options (:func:`deppy.catalog.image_catalog.pull_options`), not passed to the command."""
+    for option in reversed(REGISTRY_OPTIONS):
+        function = option(function)
+    return function
+
+
+REGISTRY_OPTIONS: tuple[Callable[[F], F], ...] = (
+    click.option(
+        "--tls-verify",
+        type=click.BOOL,
+        default=True,
+        show_default=True,
+        metavar="BOOL",
+        expose_value=False,
+        callback=_pull_setting("tls_verify"),
+        help="Verify a registry's TLS certificate (catalog images, --resolved-catalog); false "
+        "also allows a plain-HTTP registry (skopeo's --tls-verify=false).",
+    ),
+    click.option(
+        "--registry-timeout",
+        type=click.FloatRange(min=0, min_open=True, max=3600),
+        default=60.0,
+        show_default=True,
+        metavar="SECONDS",
+        expose_value=False,
+        callback=_pull_setting("timeout"),
+        help="Give up on a registry request (connecting, sending, the whole answer, its "
+        "redirects) after this many seconds.",
+    ),
+    click.option(
+        "--platform",
+        metavar="OS/ARCH",
+        expose_value=False,
+        callback=_pull_setting("platform"),
+        help="A catalog image's platform in an image index (default: this machine's, else "
+        "linux/amd64, else its only image).",
+    ),
+    click.option(
+        "--offline",
+        is_flag=True,
+        expose_value=False,
+        callback=_pull_setting("offline"),
+        help="Ask no registry: catalog images as they were last read.",
+    ),
+)
 
 
 def cluster_options(function: F) -> F:

@@ -27,8 +27,7 @@ Public API (importing ``deppy.cluster`` loads neither ``kubernetes`` nor ``grpc`
   reading them; ``deppy.cluster.remote.load_url_catalog(url, name=, priority=)`` reads one
   ``grpc://`` or ``http(s)://`` catalog. Serving: ``deppy.cluster.registry_server.
   start_registry_server(catalog)`` (gRPC) and ``deppy.cluster.http_catalog.start_http_server``.
-* ``deppy.cluster.oci`` — catalog images for a cluster's catalogd: built as opm lays them out,
-  pushed to a registry or written as an OCI layout (resolved catalogs; see its docstring).
+* Catalog images (built, pushed, pulled) are ``deppy.oci``'s, a room below this one.
 
 May import: ``resolution``, ``store``, ``catalog``, ``errors``, ``input_limits``. Never a front
 door.

@@ -11,6 +11,6 @@ upgrade paths, ways out applied, resolved catalogs), ``fleet/`` (fleet plans, OL
 ``catalog_diff/`` (what changed between two releases of a catalog).
 
 May import: ``cluster``, ``resolution``, ``catalog``, ``store``, ``explain``, ``pipeline``,
-``solver``, ``errors``, ``input_limits``, ``data``. Never a front door (``cli``, ``service``,
-``controller``).
+``solver``, ``oci``, ``errors``, ``input_limits``, ``data``. Never a front door (``cli``,
+``service``, ``controller``).
 """

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING
 
 from deppy.errors import InputError
 from deppy.explain.render import SCREEN_WIDTH
+from deppy.oci.reference import is_image_reference
 from deppy.resolution.request_parsing import CatalogSpec
 
 if TYPE_CHECKING:
     from deppy.catalog.catalog_set import BundleSource
     from deppy.catalog.fbc.cache import ParsedCache
     from deppy.catalog.model import Catalog, LoadProblem
+    from deppy.oci.pull import PulledImage
     from deppy.resolution.answer import Resolution
     from deppy.resolution.request import ResolutionRequest
     from deppy.store import Store
@@ -143,6 +145,9 @@ def _load_catalogs(
                 "deppy: no --catalog and no stored catalog (deppy catalog add): "
                 "using the embedded example catalog"
             )
+    images: dict[str, PulledImage] = {}
+    if any(is_image_reference(s.path) for s in specs):
+        specs, images = _pulled_specs(specs, store, report)
     stored_names = [s.path for s in specs if _stored_name(s, store)]
     for spec in specs:
         if spec.path not in stored_names:
@@ -170,7 +175,11 @@ def _load_catalogs(
 
             catalogs.append(Store(store).load_catalog(spec.path))
             continue
-        if _is_url(spec.path):
+        if spec.path in images:  # an older image's SQLite index
+            from deppy.catalog.image_catalog import load_pulled
+
+            catalog = load_pulled(images[spec.path], name=spec.name, priority=spec.priority)
+        elif _is_url(spec.path):
             from deppy.cluster.remote import load_url_catalog
 
             name = spec.name or spec.path.split("://", 1)[1].split("/", 1)[0]
@@ -179,13 +188,57 @@ def _load_catalogs(
             catalog = load_any_catalog(
                 spec.path, name=spec.name, priority=spec.priority, cache=cache, file_backed=lazy
             )
+            catalog.path = shown_path(catalog.path)  # an image's reference, not its unpacking
         if report is not None and (not sources or catalog.name in sources):
             if not later:
-                report_problems(catalog, report, listed=False, where=spec.path)
+                report_problems(catalog, report, listed=False, where=shown_path(spec.path))
             elif not catalog.bundles and not catalog.problems:
                 report(_EMPTY.format(catalog.name))
         catalogs.append(catalog)
     return CatalogSet(catalogs)
+
+
+def _pulled_specs(
+    specs: list[CatalogSpec], store: Path | None, report: Report | None
+) -> tuple[list[CatalogSpec], dict[str, PulledImage]]:
+    """The specs with each image reference read into the cache: a File-Based Catalog image
+    becomes the directory it was unpacked to (loaded, and cached, as any directory is); an
+    older image's SQLite index stays a reference, its pull returned beside (by reference)."""
+    from deppy.catalog.image_catalog import pulled_image
+
+    directory = images_path(store)
+    result: list[CatalogSpec] = []
+    sqlite: dict[str, PulledImage] = {}
+    for spec in specs:
+        if not is_image_reference(spec.path):
+            result.append(spec)
+            continue
+        pulled = pulled_image(spec.path, directory, report=report)
+        if pulled.kind == "sqlite":
+            sqlite[spec.path] = pulled
+            result.append(spec)
+        else:
+            result.append(CatalogSpec(str(pulled.path), spec.name or pulled.name, spec.priority))
+            _UNPACKED[str(pulled.path)] = spec.path
+    return result, sqlite
+
+
+_UNPACKED: dict[str, str] = {}
+"""The image reference each unpacked catalog directory was read from (the directories are
+named by content digest: an entry never goes stale)."""
+
+
+def shown_path(path: str) -> str:
+    """How a catalog's path is shown to the user: an unpacked image as its reference."""
+    return _UNPACKED.get(path, path)
+
+
+def images_path(home: Path | None = None) -> Path:
+    """Where catalog images are unpacked: deppy's cache directory beside the store (also
+    with ``$DEPPY_CACHE=off``, which turns off only the parsed-catalog cache)."""
+    from deppy.store.location import CACHE_DIRECTORY, store_home
+
+    return (home if home is not None else store_home()) / CACHE_DIRECTORY
 
 
 def parsed_cache(home: Path | None = None) -> ParsedCache | None:
@@ -236,7 +289,7 @@ def _cached_source(
         if not cached.summary.bundles and not problems:
             report(_EMPTY.format(name))
         if problems and not later:
-            for line in problems_lines(name, problems, spec.path):
+            for line in problems_lines(name, problems, shown_path(spec.path)):
                 report(line)
     return source
 
@@ -259,6 +312,11 @@ def check_catalog_named(spec: str, option: str = "--catalog", store: Path | None
     from deppy.resolution.request_parsing import parse_catalog
 
     parsed = parse_catalog(spec)
+    if is_image_reference(parsed.path):
+        from deppy.oci.reference import parse_reference
+
+        parse_reference(parsed.path, where=option)
+        return
     if _is_url(parsed.path) or Path(parsed.path).exists():
         return
     if parsed.name is None and not parsed.priority and _stored_name(parsed, store):
@@ -273,7 +331,13 @@ def check_catalog_named(spec: str, option: str = "--catalog", store: Path | None
 
 def _stored_name(spec: CatalogSpec, store: Path | None) -> bool:
     """``--catalog NAME``: a word that is no path on disk (nor a URL) names a stored catalog."""
-    if spec.name is not None or spec.priority or _is_url(spec.path) or Path(spec.path).exists():
+    if (
+        spec.name is not None
+        or spec.priority
+        or _is_url(spec.path)
+        or is_image_reference(spec.path)
+        or Path(spec.path).exists()
+    ):
         return False
     from deppy.store import Store
 
@@ -335,7 +399,7 @@ def used_problems(
                 continue
             problems, where = problems_of(name)
         if problems:
-            found.append((name, problems, where))
+            found.append((name, problems, shown_path(where)))
     return found
 
 

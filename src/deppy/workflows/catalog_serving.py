@@ -20,6 +20,15 @@ __all__ = ["load_served_catalog", "serve_until_stopped"]
 
 
 def load_served_catalog(source: str) -> Catalog:
+    from deppy.oci.reference import is_image_reference
+
+    if is_image_reference(source):  # read once, at the start, with the command's options
+        from deppy.catalog.image_catalog import load_image_catalog
+        from deppy.workflows.catalog_loading import images_path, parsed_cache
+
+        return load_image_catalog(
+            source, name=None, cache_dir=images_path(), cache=parsed_cache(), where="SOURCE"
+        )
     if Path(source).exists():
         from deppy.catalog.bundle_tree import load_any_catalog
 
@@ -31,7 +40,8 @@ def load_served_catalog(source: str) -> Catalog:
     raise InputError(
         source,
         "neither a catalog path nor a stored catalog",
-        "give a File-Based Catalog directory or a name 'deppy catalog list' shows",
+        "give a File-Based Catalog directory, a catalog image (docker://…, oci:DIR) or a name "
+        "'deppy catalog list' shows",
     )
 
 

@@ -27,7 +27,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from deppy.catalog.olmv1 import refusal_of_types
-from deppy.cluster.oci.push import RegistryError
 from deppy.controller.approval import proposals
 from deppy.controller.approval.resolveset import (
     BUNDLES_KEY,
@@ -61,6 +60,7 @@ from deppy.controller.olmv1.resolved_catalogs import (
 )
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError
+from deppy.oci.push import RegistryError
 
 MANAGED = f"{MANAGED_LABEL}={MANAGER}"
 NOT_INSTALLED = (

@@ -21,15 +21,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.cluster.oci.auth import RegistryAuth, auth_from_dockerconfigjson
-from deppy.cluster.oci.destination import RegistryDestination, parse_destination
-from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.controller.approval.resolveset import MANAGED_LABEL, MANAGER, UNIT_LABEL, label_value
 from deppy.controller.fields import flag, mapping, text
 from deppy.controller.kube import Body, Kube
 from deppy.controller.olmv1.extensions import NAMESPACE_LABEL, Wanted
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError, excerpt
+from deppy.oci.auth import RegistryAuth, auth_from_dockerconfigjson
+from deppy.oci.destination import RegistryDestination, parse_destination
+from deppy.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.resolution.answer import Resolution, SelectedBundle
 from deppy.resolution.request import ResolutionRequest
 from deppy.workflows.olmv1 import PublishedCatalog, catalog_name, publish_resolved

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from deppy.catalog.release_facts import CatalogFacts, facts_of_catalog
 from deppy.errors import InputError
+from deppy.oci.reference import is_image_reference
 
 if TYPE_CHECKING:
     from deppy.catalog.fbc.cache import ParsedCache
@@ -29,6 +30,14 @@ def load_side(
     the name of a stored catalog; neither is an InputError naming it. ``report`` hears that
     the catalog was loaded with problems (a diff of a partly read catalog says so)."""
     path = Path(spec)
+    if is_image_reference(spec):  # unpacked into the cache, then read as its directory
+        from deppy.catalog.image_catalog import load_pulled, pulled_image
+        from deppy.workflows.catalog_loading import images_path
+
+        pulled = pulled_image(spec, images_path(store), where="catalog diff", report=report)
+        if pulled.kind == "fbc":
+            return _said_if_empty(_path_facts(pulled.path, store, report), report)
+        return _said_if_empty(facts_of_catalog(load_pulled(pulled, name=None)), report)
     if path.exists():
         return _said_if_empty(_path_facts(path, store, report), report)
     from deppy.store import Store

@@ -35,8 +35,8 @@ from deppy.catalog.properties import (
     requirement_of,
 )
 from deppy.cluster.fbc_render import bundle_properties, entry_object
-from deppy.cluster.oci import CatalogImage, catalog_image
 from deppy.errors import InputError
+from deppy.oci import CatalogImage, catalog_image
 from deppy.resolution.answer import Resolution, SelectedBundle
 from deppy.resolution.olmv1 import API_VERSION
 from deppy.workflows.olmv1.plan import DEPENDENCY_PROPERTIES

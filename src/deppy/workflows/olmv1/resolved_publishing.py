@@ -13,15 +13,15 @@ import re
 from collections.abc import Mapping
 
 from deppy.catalog.catalog_set import BundleSource
-from deppy.cluster.oci.auth import RegistryAuth, auth_from_files
-from deppy.cluster.oci.destination import (
+from deppy.oci.auth import RegistryAuth, auth_from_files
+from deppy.oci.destination import (
     Destination,
     LayoutDestination,
     RegistryDestination,
     parse_destination,
 )
-from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S
-from deppy.cluster.oci.publish import publish
+from deppy.oci.exchange import DEFAULT_TIMEOUT_S
+from deppy.oci.publishing import publish
 from deppy.resolution.answer import Resolution
 from deppy.workflows.olmv1.plan import PublishedCatalog, Publisher
 from deppy.workflows.olmv1.resolved_catalog import cluster_catalog_object, resolved_catalog

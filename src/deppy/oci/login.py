@@ -18,8 +18,8 @@ from urllib.parse import urlencode, urlsplit
 
 import orjson
 
-from deppy.cluster.oci.exchange import Answer, is_web_url
 from deppy.errors import excerpt, json_type
+from deppy.oci.exchange import Answer, is_web_url
 
 # RFC 7235: a scheme, then auth-params (token=token or token=quoted-string) separated by commas.
 _SCHEME: Final = re.compile(r"\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)")
@@ -86,8 +86,10 @@ def challenge_of(answer: Answer, quote: Quote = excerpt) -> Challenge:
     raise LoginError(f"asks for a login deppy does not speak ({quote(schemes)}; Basic or Bearer)")
 
 
-def token_url(challenge: Challenge, repository: str, quote: Quote = excerpt) -> str:
-    """Where to ask for a token to pull and push ``repository``."""
+def token_url(
+    challenge: Challenge, repository: str, quote: Quote = excerpt, *, actions: str = "pull,push"
+) -> str:
+    """Where to ask for a token for ``actions`` on ``repository`` (``pull`` to read it)."""
     realm = challenge.params.get("realm")
     if not realm:
         raise LoginError("sent a Bearer challenge without a realm (no token endpoint to ask)")
@@ -98,7 +100,7 @@ def token_url(challenge: Challenge, repository: str, quote: Quote = excerpt) -> 
     if not web:
         raise LoginError(f"sent a Bearer realm that is not an http(s) URL: {quote(realm)}")
     parts = urlsplit(realm)
-    query = {"scope": f"repository:{repository}:pull,push"}
+    query = {"scope": f"repository:{repository}:{actions}"}
     if challenge.params.get("service"):
         query["service"] = challenge.params["service"]
     joiner = "&" if parts.query else "?"

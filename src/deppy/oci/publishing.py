@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deppy.cluster.oci.auth import RegistryAuth
-from deppy.cluster.oci.destination import Destination, LayoutDestination
-from deppy.cluster.oci.exchange import DEFAULT_TIMEOUT_S
-from deppy.cluster.oci.image import CatalogImage
+from deppy.oci.auth import RegistryAuth
+from deppy.oci.destination import Destination, LayoutDestination
+from deppy.oci.exchange import DEFAULT_TIMEOUT_S
+from deppy.oci.image import CatalogImage
 
 TAG_PREFIX = "resolved-"
 
@@ -45,11 +45,11 @@ def publish(
     registries only; ``timeout`` bounds each request to the registry, the whole of it."""
     tag = destination.tag or default_tag(image)
     if isinstance(destination, LayoutDestination):
-        from deppy.cluster.oci.layout import write_layout
+        from deppy.oci.layout import write_layout
 
         write_layout(image, destination, tag)
         return Published(f"oci:{destination.directory}@{image.digest}", image.digest, tag)
-    from deppy.cluster.oci.push import push_image
+    from deppy.oci.push import push_image
 
     push_image(image, destination, tag, tls_verify=tls_verify, auth=auth, timeout=timeout)
     reference = f"{destination.registry}/{destination.repository}@{image.digest}"

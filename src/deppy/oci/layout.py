@@ -19,11 +19,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from deppy.cluster.oci.destination import LayoutDestination
-from deppy.cluster.oci.image import CatalogImage, canonical_json
 from deppy.errors import InputError
 from deppy.input_limits import parse_json
 from deppy.input_limits.regular_files import read_regular_file
+from deppy.oci.destination import LayoutDestination
+from deppy.oci.image import CatalogImage, canonical_json
 
 REF_NAME = "org.opencontainers.image.ref.name"
 INDEX_MEDIA_TYPE = "application/vnd.oci.image.index.v1+json"

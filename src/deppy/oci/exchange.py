@@ -201,7 +201,19 @@ class Answer:
         return self.headers.get(name)
 
 
+_CONTEXTS: dict[bool, ssl.SSLContext] = {}
+
+
 def tls_context(verify: bool) -> ssl.SSLContext:
+    """The process's TLS context (verifying or not): made once, as loading the system's CA
+    certificates costs ~20 ms, and a pull makes a dozen exchanges."""
+    found = _CONTEXTS.get(verify)
+    if found is None:
+        found = _CONTEXTS[verify] = _new_context(verify)
+    return found
+
+
+def _new_context(verify: bool) -> ssl.SSLContext:
     context = ssl.create_default_context()
     if not verify:
         context.check_hostname = False

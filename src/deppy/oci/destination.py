@@ -47,8 +47,7 @@ class RegistryDestination:
 
     @property
     def endpoint(self) -> str:
-        """The host that serves the registry API (Docker Hub's is not its name)."""
-        return "registry-1.docker.io" if self.registry == DOCKER_HUB else self.registry
+        return endpoint_of(self.registry)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +68,11 @@ class LayoutDestination:
 
 
 Destination = RegistryDestination | LayoutDestination
+
+
+def endpoint_of(registry: str) -> str:
+    """The host that serves ``registry``'s API (Docker Hub's is not its name)."""
+    return "registry-1.docker.io" if registry == DOCKER_HUB else registry
 
 
 def is_host(component: str) -> bool:

@@ -1,35 +1,48 @@
-"""Pushing an image to a registry over the distribution API (the standard library's http.client,
-through :mod:`deppy.cluster.oci.exchange`), with every failure turned into one line that names
-the destination, the registry and what it did.
+"""One registry session: the exchanges of one push or one pull with a registry, through
+:mod:`deppy.oci.exchange`, with every failure turned into one line that names the reference,
+the registry and what it did.
 
-Blobs go first and the manifest, which names them, last: a failed push leaves at most blobs
-nobody points at, never a tag for a half-pushed image. The registry's ``Docker-Content-Digest``
-for the manifest must be deppy's digest. With ``tls_verify`` off, HTTPS is tried without
-checking the certificate and then plain HTTP, as skopeo's ``--tls-verify=false`` does.
-Credentials are sent over HTTPS only; the messages name where credentials were looked for,
-never what they are, and registry text has every credential sent taken out (:func:`redact`).
+Push and pull share it, so they share one deadline per exchange, one body cap, one
+credentials lookup, one login (Basic, or a Bearer token for the repository: scope ``pull``
+for a pull, ``pull,push`` for a push) and one set of error words. With ``tls_verify`` off,
+HTTPS is tried without checking the certificate and then plain HTTP, as skopeo's
+``--tls-verify=false`` does. Credentials are sent over HTTPS only; the messages name where
+credentials were looked for, never what they are, and registry text has every credential sent
+taken out (:func:`redact`).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
 import orjson
 
-from deppy.cluster.oci.auth import Credential, RegistryAuth, auth_file_paths
-from deppy.cluster.oci.destination import RegistryDestination
-from deppy.cluster.oci.exchange import (
+from deppy.errors import InputError, excerpt
+from deppy.oci.auth import Credential, RegistryAuth, auth_file_paths
+from deppy.oci.exchange import (
     DEFAULT_TIMEOUT_S,
+    MAX_ANSWER_BYTES,
     Answer,
     ExchangeError,
     exchange,
     sendable_url,
 )
-from deppy.cluster.oci.image import MANIFEST_MEDIA_TYPE, CatalogImage
-from deppy.cluster.oci.login import LoginError, challenge_of, token_of, token_url
-from deppy.cluster.oci.redact import basic_secrets, redact
-from deppy.errors import InputError, excerpt
+from deppy.oci.login import LoginError, challenge_of, token_of, token_url
+from deppy.oci.redact import basic_secrets, redact
+
+
+class RegistryPlace(Protocol):
+    """A repository in a registry, as a destination or a reference names it."""
+
+    @property
+    def registry(self) -> str: ...
+    @property
+    def repository(self) -> str: ...
+    @property
+    def endpoint(self) -> str: ...
+
 
 TIMEOUT_S = DEFAULT_TIMEOUT_S
 LOOPBACK = re.compile(r"(localhost|127(\.\d+){3}|\[::1\])(:\d+)?")
@@ -46,7 +59,7 @@ class RegistryError(InputError):
         self.retriable = retriable
 
 
-def _tls_fix(destination: RegistryDestination) -> str:
+def _tls_fix(destination: RegistryPlace) -> str:
     if LOOPBACK.fullmatch(destination.registry):
         return (
             "give the registry a certificate this machine trusts, or --tls-verify=false "
@@ -68,19 +81,21 @@ def _error_detail(answer: Answer) -> str:
     return ""
 
 
-class _Session:
-    """The exchanges of one push: the scheme the registry speaks, the login it asked for, and
-    every secret sent (to take out of what it says)."""
+class RegistrySession:
+    """The exchanges of one push or pull (``pull``): the scheme the registry speaks, the login
+    it asked for, and every secret sent (to take out of what it says)."""
 
     def __init__(
         self,
-        destination: RegistryDestination,
+        destination: RegistryPlace,
         auth: RegistryAuth | None,
         *,
         tls_verify: bool,
         timeout: float,
+        pull: bool = False,
     ) -> None:
         self.destination = destination
+        self.pull = pull
         self.auth = auth
         self.credential: Credential | None = (
             auth.for_registry(destination.registry, destination.repository) if auth else None
@@ -144,11 +159,12 @@ class _Session:
                 "holds them",
                 retriable=False,
             )
-        verb = "refused" if code == 401 else "denied push access with"
+        action = "pull" if self.pull else "push"
+        verb = "refused" if code == 401 else f"denied {action} access with"
         return self.error(
             f"{verb} the credentials from {credential.origin} ({code})",
-            f"log in to {host} again with an account that may push to "
-            f"{self.destination.repository}",
+            f"log in to {host} again with an account that may {action} "
+            f"{'from' if self.pull else 'to'} {self.destination.repository}",
             retriable=False,
         )
 
@@ -161,13 +177,22 @@ class _Session:
         path = self.quote(urlsplit(answer.url).path, 100)[1:-1]
         return self.error(
             f"answered {answer.status} {reason}{detail} to {method} {path}",
-            "check the repository name and that the registry accepts pushes",
+            "check the repository name and tag"
+            if self.pull
+            else "check the repository name and that the registry accepts pushes",
             retriable=answer.status >= 500 or answer.status == 429,
         )
 
     # -- exchanges
 
-    def _send(self, method: str, url: str, headers: dict[str, str], body: bytes = b"") -> Answer:
+    def _send(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        body: bytes = b"",
+        max_body: int = MAX_ANSWER_BYTES,
+    ) -> Answer:
         if self.authorization is not None and urlsplit(url).netloc == urlsplit(self.base).netloc:
             headers = {**headers, "Authorization": self.authorization}
         try:
@@ -178,18 +203,26 @@ class _Session:
                 timeout=self.timeout,
                 tls_verify=self.tls_verify,
                 body=body,
+                max_body=max_body,
             )
         except ExchangeError as failure:
             raise self._failed(failure) from None
 
     def send(
-        self, method: str, url: str, headers: dict[str, str] | None = None, body: bytes = b""
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str] | None = None,
+        body: bytes = b"",
+        *,
+        max_body: int = MAX_ANSWER_BYTES,
     ) -> Answer:
-        """``method url``, logging in once when the registry asks (401) and may be answered."""
+        """``method url``, logging in once when the registry asks (401) and may be answered;
+        an answer body past ``max_body`` bytes is an error."""
         headers = headers or {}
-        answer = self._send(method, url, headers, body)
+        answer = self._send(method, url, headers, body, max_body)
         if answer.status == 401 and self._login(answer):
-            answer = self._send(method, url, headers, body)
+            answer = self._send(method, url, headers, body, max_body)
         return answer
 
     def connect(self) -> None:
@@ -237,7 +270,12 @@ class _Session:
             self.authorization = self.basic
             return True
         try:
-            url = token_url(challenge, self.destination.repository, self.quote)
+            url = token_url(
+                challenge,
+                self.destination.repository,
+                self.quote,
+                actions="pull" if self.pull else "pull,push",
+            )
         except LoginError as error:
             raise self.error(error.what) from None
         self.authorization = self._token(url)
@@ -295,44 +333,4 @@ class _Session:
         return f"{target}{'&' if parts.query else '?'}digest={digest}"
 
 
-def push_image(
-    image: CatalogImage,
-    destination: RegistryDestination,
-    tag: str,
-    *,
-    tls_verify: bool,
-    auth: RegistryAuth | None,
-    timeout: float = TIMEOUT_S,
-) -> None:
-    """Push ``image`` to the destination's repository and tag it ``tag``; each request within
-    ``timeout`` seconds."""
-    session = _Session(destination, auth, tls_verify=tls_verify, timeout=timeout)
-    session.connect()
-    repository = f"{session.base}/v2/{destination.repository}"
-    for blob in image.blobs:
-        found = session.send("HEAD", f"{repository}/blobs/{blob.digest}")
-        if found.status == 200:
-            continue
-        started = session.send("POST", f"{repository}/blobs/uploads/")
-        if started.status != 202:
-            raise session.answered(started, "POST")
-        headers = {"Content-Type": "application/octet-stream"}
-        target = session.upload_url(started, blob.digest)
-        stored = session.send("PUT", target, headers, blob.data)
-        if not 200 <= stored.status < 300:
-            raise session.answered(stored, "PUT")
-    headers = {"Content-Type": MANIFEST_MEDIA_TYPE}
-    stored = session.send("PUT", f"{repository}/manifests/{tag}", headers, image.manifest)
-    if not 200 <= stored.status < 300:
-        raise session.answered(stored, "PUT")
-    reported = stored.header("Docker-Content-Digest")
-    if reported is not None and reported.strip() != image.digest:
-        theirs = session.quote(reported.strip())[1:-1]
-        raise session.error(
-            f"stored the manifest under digest {theirs}, not deppy's {image.digest}",
-            "check what rewrites manifests between deppy and the registry",
-            retriable=False,
-        )
-
-
-__all__ = ["RegistryError", "push_image"]
+__all__ = ["TIMEOUT_S", "RegistryError", "RegistryPlace", "RegistrySession"]

@@ -1,7 +1,7 @@
 """An image reference as a pod's ``image:`` takes it, checked before it goes into a manifest.
 
 ``[HOST[:PORT]/]PATH[:TAG][@sha256:HEX]``, the distribution reference grammar (the parts of
-:mod:`deppy.cluster.oci.destination`). A kubelet refuses anything else only when the pod starts
+:mod:`deppy.oci.destination`). A kubelet refuses anything else only when the pod starts
 (``InvalidImageName``), long after ``deppy manifests | kubectl apply`` said it was fine; so the
 forms people copy from neighbouring commands are named with what to give instead: skopeo's
 ``docker://`` and ``oci:`` transports, the docs' placeholder ``…@sha256:…``.
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from deppy.cluster.oci.destination import checked_host, checked_repository, is_host
 from deppy.errors import InputError, excerpt
+from deppy.oci.destination import checked_host, checked_repository, is_host
 
 FORM = "[REGISTRY[:PORT]/]PATH[:TAG][@sha256:DIGEST]"
 PUSH_FIRST = (
