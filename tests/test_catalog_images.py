@@ -555,15 +555,39 @@ def test_an_older_images_sqlite_index_is_taken_alone_into_the_cache(tmp_path: Pa
 def test_an_older_image_is_the_catalog_its_sqlite_index_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Runs where the SQLite index reader is (deppy.catalog.sqlite_index, issue 46)."""
-    sqlite_index = pytest.importorskip("deppy.catalog.sqlite_index")
+    from deppy.catalog.sqlite_index import load_sqlite_catalog
+
     monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
     reference, _ = _sqlite_image(tmp_path / "layout")
-    direct = sqlite_index.load_sqlite_catalog(
+    direct = load_sqlite_catalog(
         tmp_path / "index.db", name="legacy", priority=0, where=str(tmp_path / "index.db")
     )
     from_image = load_catalogs([CatalogSpec(reference, "legacy", 0)], one_shot=False)
     assert _whole(from_image.catalog("legacy")) == _whole(direct)  # type: ignore[attr-defined]
+
+
+def test_catalog_render_of_an_image_is_the_render_of_what_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``deppy catalog render IMAGE``: an older image prints its SQLite index as the index
+    file does, an FBC image as its directory does (opm render's use: look inside an image)."""
+    monkeypatch.setenv("DEPPY_HOME", str(tmp_path / "home"))
+    reference, _ = _sqlite_image(tmp_path / "layout")
+    code, from_image, err = run("catalog", "render", reference)
+    assert code == 0, err
+    assert '"name": "legacy"' in from_image
+    assert run("catalog", "render", str(tmp_path / "index.db"))[1] == from_image
+    fbc = _small_layout(tmp_path / "fbc", "v1")
+    directory = tmp_path / "small"
+    for entry in SMALL:
+        if entry.kind == "dir":
+            (directory / entry.name).mkdir(parents=True, exist_ok=True)
+        else:
+            (directory / entry.name).parent.mkdir(parents=True, exist_ok=True)
+            (directory / entry.name).write_bytes(entry.data)
+    code, fbc_render, err = run("catalog", "render", f"oci:{fbc}:v1")
+    assert code == 0, err
+    assert fbc_render == run("catalog", "render", str(directory / "configs"))[1]
 
 
 # -- a registry that misbehaves ----------------------------------------------------------------

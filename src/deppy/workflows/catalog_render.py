@@ -2,11 +2,12 @@
 objects the way ``opm render`` prints them.
 
 A source is what ``--catalog`` takes: a catalog directory or file, an operator-registry SQLite
-index (``index.db``), a stored catalog's name (``NAME``, ``NAME@N``), or a URL
-(``grpc://HOST:PORT``, ``http(s)://…/api/v1/all``). An SQLite index is printed as ``opm
-render`` reads it (:func:`deppy.catalog.sqlite_index.index_objects`), everything else as
-deppy loaded it (:func:`deppy.cluster.fbc_render.catalog_objects`). Objects come in one stable
-order, so the same source always prints the same bytes.
+index (``index.db``), a catalog image (``docker://…``, ``oci:DIR``: pulled into the cache, then
+read as the directory or index it holds), a stored catalog's name (``NAME``, ``NAME@N``), or a
+URL (``grpc://HOST:PORT``, ``http(s)://…/api/v1/all``). An SQLite index, in a file or an image,
+is printed as ``opm render`` reads it (:func:`deppy.catalog.sqlite_index.index_objects`),
+everything else as deppy loaded it (:func:`deppy.cluster.fbc_render.catalog_objects`). Objects
+come in one stable order, so the same source always prints the same bytes.
 
 JSON is ``opm render -o json``'s: each object indented by four spaces and ended by a newline,
 nothing escaped but what JSON must (and U+2028/U+2029, as Go does). YAML is ``opm render -o
@@ -36,18 +37,16 @@ def render_source(source: str, report: Report) -> list[dict[str, Any]]:
 
         name = source.split("://", 1)[1].split("/", 1)[0]
         return _written(load_url_catalog(source, name=name), source, report)
-    path = Path(source)
-    if path.exists():
-        from deppy.catalog.sqlite_index import is_sqlite_file, read_index
+    from deppy.oci.reference import is_image_reference
 
-        if is_sqlite_file(path):
-            read = read_index(path, where=source)
-            for obj, why in read.problems:
-                report(f"deppy: warning: {source}: {obj}: {why}")
-            return read.objects
-        from deppy.catalog.bundle_tree import load_any_catalog
+    if is_image_reference(source):  # read into the cache, then as the directory or index it is
+        from deppy.catalog.image_catalog import pulled_image
+        from deppy.workflows.catalog_loading import images_path
 
-        return _written(load_any_catalog(source), source, report)
+        pulled = pulled_image(source, images_path(), where="SOURCE", report=report)
+        return _file_objects(pulled.path, source, report)
+    if Path(source).exists():
+        return _file_objects(Path(source), source, report)
     from deppy.store import Store
 
     store = Store()
@@ -63,6 +62,21 @@ def render_source(source: str, report: Report) -> list[dict[str, Any]]:
         "give a catalog directory, an SQLite index file, a URL or a name "
         "'deppy catalog list' shows",
     )
+
+
+def _file_objects(path: Path, where: str, report: Report) -> list[dict[str, Any]]:
+    """The objects of a catalog directory or file on this machine: an SQLite index as ``opm
+    render`` reads it, anything else as loaded."""
+    from deppy.catalog.sqlite_index import is_sqlite_file, read_index
+
+    if is_sqlite_file(path):
+        read = read_index(path, where=where)
+        for obj, why in read.problems:
+            report(f"deppy: warning: {where}: {obj}: {why}")
+        return read.objects
+    from deppy.catalog.bundle_tree import load_any_catalog
+
+    return _written(load_any_catalog(path), where, report)
 
 
 def _written(catalog: Any, where: str, report: Report) -> list[dict[str, Any]]:
