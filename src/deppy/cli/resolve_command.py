@@ -12,7 +12,7 @@ import click
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.answer_output import MIN_LINES, dump, render
 from deppy.cli.data_output import SETTINGS, emit, say, warn_within
-from deppy.cli.deadline import timeout_option, whole_command
+from deppy.cli.deadline import Seconds, timeout_option, whole_command
 from deppy.cli.exit_codes import EXIT_OLMV1_REFUSES
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
 from deppy.cli.spinner import spinner
@@ -151,7 +151,7 @@ Examples:
 @click.option(
     "--registry-timeout",
     "registry_timeout",
-    type=click.FloatRange(min=0, min_open=True, max=3600),
+    type=Seconds(max=3600),
     default=60.0,
     show_default=True,
     metavar="SECONDS",

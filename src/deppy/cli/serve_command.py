@@ -11,6 +11,7 @@ import socket
 
 import click
 
+from deppy.cli.deadline import Seconds
 from deppy.cli.exit_codes import EXIT_INTERRUPTED, Terminated
 from deppy.cli.main import cli
 from deppy.errors import InputError
@@ -54,7 +55,7 @@ DEFAULTS = ServiceConfig()
 )
 @click.option(
     "--deadline",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(),
     default=DEFAULTS.deadline,
     show_default=True,
     metavar="SECONDS",
@@ -69,7 +70,7 @@ DEFAULTS = ServiceConfig()
 )
 @click.option(
     "--reload-interval",
-    type=click.FloatRange(min=0),
+    type=Seconds(min_open=False),
     default=DEFAULTS.reload_interval,
     show_default=True,
     metavar="SECONDS",

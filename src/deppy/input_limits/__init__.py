@@ -281,12 +281,16 @@ def read_standard_input(what: str = "the file") -> bytes:
     hands over). A pipe may never end: at most ``STANDARD_INPUT_LIMIT`` bytes are read, past
     that it is one line, not memory filled. A request, a ClusterExtension or a trace is far
     smaller. Read once and kept: a command may look at its ``-f`` twice (is it ClusterExtensions,
-    else an ActiveResolution), and a pipe gives its bytes only once."""
+    else an ActiveResolution), and a pipe gives its bytes only once. A writer that never ends
+    the pipe is ended by ``--timeout`` (its watchdog interrupts the read)."""
     import sys
 
     if _STANDARD_INPUT:
         return _STANDARD_INPUT[0]
     try:
+        if sys.stdin.isatty():  # a user who typed `-f -` at a prompt sees why nothing happens
+            sys.stderr.write(f"deppy: reading {what} from standard input (Ctrl-D ends it)\n")
+            sys.stderr.flush()
         data = sys.stdin.buffer.read(STANDARD_INPUT_LIMIT + 1)
     except (OSError, AttributeError, ValueError) as error:
         raise InputError("-", f"cannot read {what} from standard input ({error})") from None

@@ -1,0 +1,107 @@
+"""The command line's doors under the seventh campaign (issue 45): standard input under
+``--timeout``, float options that are not numbers, ``-`` for a trace or a cluster, a command
+that fails leaving nothing on stdout, and click's usage errors in deppy's one line."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_hostile_input import DATA, deppy, refused
+from tests.test_store_support import DEPPY
+
+
+def silent_writer() -> subprocess.Popen[bytes]:
+    """A writer that keeps its end of the pipe open and says nothing for a minute."""
+    return subprocess.Popen(["sleep", "60"], stdout=subprocess.PIPE)
+
+
+# -- 4. --timeout covers reading standard input ------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [("resolve", "-f", "-"), ("solve", "-")], ids=lambda a: a[0])
+def test_a_silent_writer_on_standard_input_ends_at_the_deadline(
+    args: tuple[str, ...], tmp_path: Path
+) -> None:
+    writer = silent_writer()
+    try:
+        started = time.monotonic()
+        result = subprocess.run(
+            [*DEPPY, *args, "--timeout", "1"],
+            stdin=writer.stdout,
+            env=dict(os.environ, DEPPY_HOME=str(tmp_path)),
+            capture_output=True,
+            text=True,
+            timeout=50,
+        )
+        took = time.monotonic() - started
+    finally:
+        writer.kill()
+        writer.wait()
+    refused(result, "--timeout 1: the command did not finish in time")
+    assert took < 40, took  # the writer would have held it 60 s
+    assert result.stdout == ""
+
+
+def test_at_a_terminal_deppy_says_it_reads_standard_input(tmp_path: Path) -> None:
+    """`deppy solve -` typed at a prompt waits for the user: stderr says so, and Ctrl-D (the
+    end of the terminal's input) ends the waiting."""
+    request = DATA / "request.yaml"
+    leader, follower = pty.openpty()
+    try:
+        command = subprocess.Popen(
+            [*DEPPY, "resolve", "-f", "-", "--timeout", "60"],
+            stdin=follower,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ, DEPPY_HOME=str(tmp_path)),
+            cwd=request.parent,
+        )
+        os.write(leader, request.read_bytes().replace(b"\n", b"\r") + b"\r\x04")
+        out, err = command.communicate(timeout=60)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert "deppy: reading the file from standard input (Ctrl-D ends it)" in err.decode()
+    assert command.returncode == 0, err.decode()
+    assert b"webapp" in out
+
+
+# -- 5. float options: NaN and infinities are refused at the option ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("resolve", "--require", "x", "--registry-timeout"), "--registry-timeout"),
+        (("serve", "--deadline"), "--deadline"),
+        (("serve", "--reload-interval"), "--reload-interval"),
+        (("solve", "x.json", "--timeout"), "--timeout"),
+        (("resolve", "--require", "x", "--timeout"), "--timeout"),
+    ],
+    ids=lambda a: a if isinstance(a, str) else a[0],
+)
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan", "inf", "-inf"])
+def test_every_float_option_refuses_nan_and_infinity(
+    args: tuple[str, ...], option: str, value: str, tmp_path: Path
+) -> None:
+    error = refused(deppy(*args, value, home=tmp_path), option, repr(value), "finite")
+    assert error.startswith("deppy: error: ") and len(error.splitlines()) == 1
+
+
+def test_a_usage_mistake_is_one_line(tmp_path: Path) -> None:
+    """Nothing to resolve, an unknown option or command: deppy's one line, not click's block."""
+    for args, words in [
+        (("resolve",), "nothing to resolve"),
+        (("resolve", "--bogus"), "--bogus"),
+        (("--bogus",), "--bogus"),
+        (("catalog", "add"), "NAME"),
+    ]:
+        error = refused(deppy(*args, home=tmp_path), words)
+        assert error.startswith("deppy: error: ") and len(error.splitlines()) == 1, error
+        assert "Usage:" not in error
