@@ -4,14 +4,19 @@ that fails leaving nothing on stdout, and click's usage errors in deppy's one li
 
 from __future__ import annotations
 
+import json
 import os
 import pty
+import shutil
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from benchmarks.fleet_exports import write_fleet
 
+from deppy.resolution.request_parsing import parse_catalog
+from deppy.workflows.catalog_loading import load_catalogs
 from tests.test_hostile_input import DATA, deppy, refused
 from tests.test_store_support import DEPPY
 
@@ -105,3 +110,35 @@ def test_a_usage_mistake_is_one_line(tmp_path: Path) -> None:
         error = refused(deppy(*args, home=tmp_path), words)
         assert error.startswith("deppy: error: ") and len(error.splitlines()) == 1, error
         assert "Usage:" not in error
+
+
+# -- 11. no writable temporary directory: one line, nothing on stdout --------------------------
+
+
+def test_fleet_plan_without_a_writable_temporary_directory(tmp_path: Path) -> None:
+    """As under ``docker run --read-only``: every directory read-only (bubblewrap binds the
+    root read-only) and TMPDIR naming a missing one. The embedded dask cluster cannot start:
+    one line asking for a writable TMPDIR, exit 2, and no half JSON document on stdout."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        pytest.skip("bubblewrap (bwrap) is not installed: it makes the read-only root")
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    write_fleet(load_catalogs([parse_catalog(str(DATA / "apps"))]), fleet, 2, low=1, high=1)
+    sandbox = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    sandbox += ["--chdir", str(tmp_path), "--setenv", "TMPDIR", str(tmp_path / "missing")]
+    sandbox += ["--setenv", "DEPPY_HOME", str(tmp_path / "home")]
+    probe = subprocess.run([*sandbox, "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"bubblewrap cannot make a sandbox here: {probe.stderr.strip()}")
+    plan = ["fleet", "plan", str(fleet), "--catalog", str(DATA / "apps"), "--workers", "1"]
+    result = subprocess.run(
+        [*sandbox, *DEPPY, *plan, "-o", "json"], capture_output=True, text=True, timeout=120
+    )
+    refused(result, "TMPDIR", "writable temporary directory")
+    assert result.stdout == "" and len(result.stderr.splitlines()) == 1, result.stderr
+    in_process = subprocess.run(
+        [*sandbox, *DEPPY, *plan[:-1], "0", "-o", "json"], capture_output=True, timeout=120
+    )
+    assert in_process.returncode == 0, in_process.stderr[-2000:]
+    assert json.loads(in_process.stdout)["summary"]["planned"] == 2

@@ -3,12 +3,13 @@ clusters (``deppy.workflows.fleet``; this module only reads the options and writ
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 import orjson
@@ -135,6 +136,9 @@ def plan_cmd(
     if ocp_version or kube_version:  # the target asked, not a cluster's (nor none, if none planned)
         rollup.target = {"openshiftVersion": ocp_version, "kubernetesVersion": kube_version}
     out = sys.stdout.buffer
+    # -o json is one document: held until it is whole, so a run that fails part way leaves
+    # nothing on stdout (half a document, which no reader could parse); jsonl streams
+    document = io.BytesIO()
     refs: list[ClusterRef] = []
     try:  # from listing the exports to the last record
         refs = cluster_refs(clusters)
@@ -142,7 +146,8 @@ def plan_cmd(
             raise InputError(
                 " ".join(clusters), "holds no cluster export", "give .yaml/.json files"
             )
-        _write_records(refs, settings, rollup, output, workers, scheduler, batch_size)
+        records = document if output == "json" else out
+        _write_records(refs, settings, rollup, output, workers, scheduler, batch_size, records)
     except KeyboardInterrupt:  # Ctrl-C: the cluster is closed here (its workers ignore it)
         of = f"{len(refs)} clusters" if refs else "the clusters (still listing them)"
         say(f"deppy: fleet plan interrupted: {rollup.total} of {of} planned and written; the "
@@ -154,8 +159,8 @@ def plan_cmd(
         sys.exit(EXIT_INTERRUPTED)
     summary = rollup.summary()
     if output == "json":
-        out.write(b'\n],\n"summary": ')
-        out.write(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"}\n")
+        document.write(b'\n],\n"summary": ')
+        out.write(document.getvalue() + orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"}\n")
     elif output == "text":
         from deppy.workflows.fleet.report import summary_text
 
@@ -190,12 +195,12 @@ def _write_records(
     workers: int | None,
     scheduler: str | None,
     batch_size: int | None,
+    out: BinaryIO,
 ) -> None:
-    """Plans the fleet, writing each batch of records as it comes (json, jsonl) and summing
-    them up into ``rollup``."""
+    """Plans the fleet, writing each batch of records to ``out`` as it comes (json, jsonl) and
+    summing them up into ``rollup``."""
     from deppy.workflows.fleet.fanout import plan_fleet
 
-    out = sys.stdout.buffer
     with _progress(len(refs), output) as progress:
         batches = plan_fleet(
             refs,

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from deppy.errors import DeppyError
+from deppy.errors import DeppyError, InputError
 from deppy.workflows.fleet.inputs import ClusterRef
 from deppy.workflows.fleet.plan import FleetSettings, planner_for
 from deppy.workflows.fleet.rollup import Rollup
@@ -215,6 +215,24 @@ QUIET_MONITORS = {
 }
 
 
+def _check_temporary_directory() -> None:
+    """The embedded cluster needs a writable temporary directory (the forkserver's socket,
+    each worker's space): without one (``docker run --read-only`` and no ``--tmpfs /tmp``)
+    multiprocessing failed deep in its start with a traceback. One line instead, before
+    anything starts."""
+    import tempfile
+
+    try:
+        tempfile.gettempdir()
+    except FileNotFoundError as error:
+        raise InputError(
+            "TMPDIR",
+            f"the fleet's workers need a writable temporary directory ({error.strerror})",
+            "set TMPDIR to a writable directory (docker run --read-only: add --tmpfs /tmp), "
+            "or plan in this process with --workers 0",
+        ) from None
+
+
 def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> None:
     """Starts the forkserver the embedded cluster's workers are forked from, with ``PRELOAD``
     (dask would otherwise start it, with its own list, when the first worker starts), and
@@ -308,6 +326,7 @@ class _client:
 
     def __enter__(self) -> Any:
         if self.scheduler is None:
+            _check_temporary_directory()
             _start_forkserver(self.settings, self.refs)
         from distributed import Client, LocalCluster
 
