@@ -142,3 +142,64 @@ def test_fleet_plan_without_a_writable_temporary_directory(tmp_path: Path) -> No
     )
     assert in_process.returncode == 0, in_process.stderr[-2000:]
     assert json.loads(in_process.stdout)["summary"]["planned"] == 2
+
+
+# -- 7. `-`: standard input where it is read, refused where it would be written ----------------
+
+
+def test_trace_dash_is_refused_and_writes_no_file(tmp_path: Path) -> None:
+    """The answer goes to standard output: a trace there would be mixed into it. ``--trace
+    -`` wrote a file named ``-``; now one line, before anything runs, and no file."""
+    for args in (
+        ("resolve", "--catalog", str(DATA / "apps"), "--require", "webapp"),
+        ("replay", str(tmp_path / "run.jsonl")),
+    ):
+        result = subprocess.run(
+            [*DEPPY, *args, "--trace", "-"],
+            env=dict(os.environ, DEPPY_HOME=str(tmp_path / "home")),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        error = refused(result, "--trace", "standard output carries the answer")
+        assert len(error.splitlines()) == 1 and result.stdout == ""
+        assert not (tmp_path / "-").exists()
+
+
+def test_cluster_dash_reads_standard_input_once(tmp_path: Path) -> None:
+    """``--cluster -`` reads the export from standard input, as ``-f -`` reads a request: the
+    same answer as from the file. Both at once cannot share one pipe: one line."""
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    write_fleet(load_catalogs([parse_catalog(str(DATA / "apps"))]), fleet, 1, low=1, high=1)
+    export = next(fleet.iterdir())
+    upgrades = ("upgrades", "--catalog", str(DATA / "apps"), "-o", "json", "--cluster")
+    env = dict(os.environ, DEPPY_HOME=str(tmp_path / "home"))
+    from_file = deppy(*upgrades, str(export), home=tmp_path / "home")
+    from_pipe = subprocess.run(
+        [*DEPPY, *upgrades, "-"], input=export.read_text(), env=env, capture_output=True,
+        text=True, timeout=120,
+    )  # fmt: skip
+    assert from_file.returncode == from_pipe.returncode == 0, from_pipe.stderr
+    assert json.loads(from_pipe.stdout) == json.loads(from_file.stdout)
+    both = subprocess.run(
+        [*DEPPY, "resolve", "-f", "-", "--cluster", "-", "--catalog", str(DATA / "apps")],
+        input=export.read_text(), env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    refused(both, "standard input is read as")
+    assert len(both.stderr.splitlines()) == 1
+
+
+def test_fleet_plan_dash_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "-").write_text("not a cluster")  # a file named -: still not read as one
+    result = subprocess.run(
+        [*DEPPY, "fleet", "plan", "-", "--catalog", str(DATA / "apps"), "--workers", "0"],
+        env=dict(os.environ, DEPPY_HOME=str(tmp_path / "home")),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    refused(result, "a fleet is not read from standard input")
+    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""

@@ -12,7 +12,7 @@ import click
 from deppy.cli.answer_output import render
 from deppy.cli.data_output import say
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
-from deppy.cli.workflow_options import dump, output_option, warn
+from deppy.cli.workflow_options import dump, output_option, trace_option, warn
 from deppy.errors import InputError, excerpt
 from deppy.pipeline.constraint_codec import decode_constraint
 from deppy.pipeline.domain import find_domain
@@ -28,12 +28,7 @@ SHOWN_IDS = 6
 @click.argument("file", type=click.Path(path_type=Path))
 @output_option("text", "json", "yaml", "table")
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
-@click.option(
-    "--trace",
-    "trace",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Record the replay as a trace too.",
-)
+@trace_option("Record the replay as a trace too.")
 def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> None:
     """Re-run a recorded resolution from its trace FILE alone (no catalog needed).
 
