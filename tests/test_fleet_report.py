@@ -128,3 +128,23 @@ def test_the_versions_chart_has_a_legend_and_no_colour_twice_in_a_row() -> None:
     assert "most installed version" in chart and "other versions" in chart
     bars = re.findall(r'<rect class="bar"[^>]*fill="(#[0-9a-f]{6})"', chart)
     assert bars == [*PALETTE, OTHER_COLOUR]  # one row: each colour once, the rest summed in grey
+
+
+def test_the_page_has_a_heading_and_many_waves_chart_as_sizes() -> None:
+    """29 clusters, each planned differently, are 29 waves of one cluster (issue 45): the chart
+    drew 29 bars of length 1 whose labels (the actions) were cut. Many waves are charted as
+    how many waves have each size, with whole labels; a few waves keep a bar each, labelled
+    by number. The page shows its title as a heading."""
+    many = summed([record(n, [operator(f"p{n}", "1.0.0", "2.0.0")]) for n in range(29)])
+    page = summary_html(many, [])
+    assert "<h1>Fleet plan</h1>" in page
+    chart = page.split("<svg", 2)[1]
+    assert 'aria-label="Waves by size (29 waves of clusters with identical plans)"' in chart
+    assert chart.count('class="bar"') == 1 and ">waves of 1 cluster<" in chart
+    assert "…" not in chart
+    few = summed(
+        [record(n, [operator("p", "1.0.0", "2.0.0" if n % 3 else "3.0.0")]) for n in range(9)]
+    )
+    chart = summary_html(few, []).split("<svg", 2)[1]
+    assert 'aria-label="Clusters per wave (identical plans)"' in chart
+    assert chart.count('class="bar"') == 2 and ">wave 1<" in chart and ">wave 2<" in chart

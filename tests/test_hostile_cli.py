@@ -203,3 +203,37 @@ def test_fleet_plan_dash_is_one_line(tmp_path: Path) -> None:
     )
     refused(result, "a fleet is not read from standard input")
     assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
+# -- 17. messages ------------------------------------------------------------------------------
+
+
+def test_a_corrected_channel_is_the_one_the_why_line_names(tmp_path: Path) -> None:
+    catalogs = ("--catalog", str(DATA / "apps"), "--catalog", str(DATA / "infra"))
+    result = deppy("resolve", "--installed", "webapp@1.0.0,channel=stabel", *catalogs,
+                   home=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "channel stabel; using stable" in " ".join(result.stderr.split())
+    assert "why: installed: webapp 1.0.0 (channel stable)" in result.stdout
+    assert "stabel" not in result.stdout
+
+
+def test_a_misspelt_package_suggests_searching_for_the_correction(tmp_path: Path) -> None:
+    result = deppy("upgrades", "--installed", "webap@1.0.0", "--catalog", str(DATA / "apps"),
+                   home=tmp_path)  # fmt: skip
+    refused(result, "did you mean webapp? try deppy search webapp")
+    assert "search webap\n" not in result.stderr
+
+
+def test_a_misspelt_catalog_directory_offers_its_neighbours(tmp_path: Path) -> None:
+    """``…-v4.81`` for ``…-v4.18``: the directories beside it spelt almost the same."""
+    (tmp_path / "catalogs" / "community-operators-prod-v4.18").mkdir(parents=True)
+    (tmp_path / "catalogs" / "redhat-operator-index-v4.18").mkdir()
+    missing = tmp_path / "catalogs" / "community-operators-prod-v4.81"
+    for args in (
+        ("resolve", "--require", "webapp", "--catalog", str(missing)),
+        ("fleet", "plan", str(tmp_path), "--catalog", str(missing)),
+    ):
+        error = refused(deppy(*args, home=tmp_path / "home"), "catalog not found")
+        assert f"did you mean {missing.parent}/community-operators-prod-v4.18?" in error
+        assert "redhat" not in error and len(error.splitlines()) == 1

@@ -41,7 +41,7 @@ def html_page(
     when and by what, so a reader can reproduce the page. ``figures`` are inline SVG charts
     (``deppy.explain.bar_chart``; markup, not text) shown next, and ``tables`` more tables
     after the first."""
-    body: list[str] = []
+    body: list[str] = [f"<h1>{escape(title)}</h1>"]  # the tab's title, seen on the page too
     if facts:
         body.append('<dl class="facts">')
         body += [f"  <dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in facts]

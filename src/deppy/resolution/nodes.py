@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from deppy.catalog.model import Bundle
 from deppy.resolution.context import ResolutionContext
 from deppy.resolution.dependencies import needs_of
-from deppy.resolution.installed import locate_installed, upgrade_candidates
-from deppy.resolution.request import RequiredPackage
+from deppy.resolution.installed import InstalledLocation, locate_installed, upgrade_candidates
+from deppy.resolution.request import InstalledBundle, RequiredPackage
 from deppy.resolution.rule_sets import rule_set
 from deppy.resolution.variables import (
     ClusterIncompatible,
@@ -87,9 +88,10 @@ class InstalledPackageProducer:
             targets = [] if installed.held else upgrade_candidates(installed, current, context)
             candidates = [*targets, current.bundle]
             moves = f"stays ({installed.held})" if installed.held else "stays or upgrades"
+            located = _in_channel_used(installed, current)
             need = Needs(
-                installed,
-                f"{installed.describe()} {moves}",
+                located,
+                f"{located.describe()} {moves}",
                 tuple(candidates),
                 None,
                 installed.package,
@@ -103,6 +105,16 @@ class InstalledPackageProducer:
             if current.synthetic:
                 produced.append(make("bundle", bundle_id(current.bundle), [], current.bundle))
         return produced
+
+
+def _in_channel_used(installed: InstalledBundle, current: InstalledLocation) -> InstalledBundle:
+    """``installed`` as the answer names it: in the channel it was found in, when the one
+    given was corrected (``channel=stabel``, warned as "using stable"), so the "why" line
+    says the channel the warning said (it said ``(channel stabel)``)."""
+    used = current.channel
+    if installed.channel is None or used is None or used.name == installed.channel:
+        return installed
+    return replace(installed, channel=used.name)
 
 
 class BundlesAndDependencies:

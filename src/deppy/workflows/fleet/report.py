@@ -5,6 +5,7 @@ script, nothing fetched). Both are built from ``Rollup.summary()`` alone, so the
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -176,13 +177,7 @@ def summary_html(
     target = _target_words(summary["target"])
     waves = summary["waves"]
     figures = [
-        bar_chart_svg(
-            "Clusters per wave (identical plans)",
-            [
-                (f"wave {w['wave']}: {'; '.join(w['actions'])}", [("", w["clusters"])])
-                for w in waves[:CHARTED]
-            ],
-        ),
+        _waves_chart(waves),
         bar_chart_svg(
             f"Blockers per package ({target or 'no target given'})",
             [
@@ -272,6 +267,28 @@ def summary_html(
         facts=[*facts, *counts],
         figures=figures,
         tables=[t for t in tables if t[2]],
+    )
+
+
+WAVES_CHARTED = 10  # waves drawn one bar each; past that, how many waves have each size
+
+
+def _waves_chart(waves: Sequence[Mapping[str, Any]]) -> str:
+    """Clusters per wave for a few waves, each labelled by its number (its actions, too long
+    for a label, are in the Waves table). Many waves (clusters that each differ make one wave
+    each: 29 bars of 1, their labels cut) are drawn as how many waves have each size."""
+    if len(waves) <= WAVES_CHARTED:
+        return bar_chart_svg(
+            "Clusters per wave (identical plans)",
+            [(f"wave {w['wave']}", [("", w["clusters"])]) for w in waves],
+        )
+    sizes = Counter(int(w["clusters"]) for w in waves)
+    return bar_chart_svg(
+        f"Waves by size ({len(waves)} waves of clusters with identical plans)",
+        [
+            (f"waves of {size} cluster{'s' if size != 1 else ''}", [("", count)])
+            for size, count in sorted(sizes.items(), reverse=True)[:CHARTED]
+        ],
     )
 
 
