@@ -373,8 +373,9 @@ def _trace_command(command: str, path: Path) -> None:
     result = CliRunner().invoke(cli, [command, str(path)])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
-    if result.exit_code == 2:
+    if result.exit_code == 2:  # one line, and no half answer or summary before it
         assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert result.stdout == "", result.stdout[:300]
 
 
 @given(st.data(), st.sampled_from(["trace", "replay"]))

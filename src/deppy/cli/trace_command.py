@@ -105,8 +105,11 @@ def _show(recorded: Trace, variables: bool) -> None:
         file=rendered, width=140, highlight=False, soft_wrap=False, markup=False, emoji=False
     )
 
+    pieces: list[str] = []  # written once at the end: a damaged record met half way leaves
+    # one error line, not half a summary on stdout
+
     def flush() -> None:
-        say(rendered.getvalue(), nl=False)
+        pieces.append(rendered.getvalue())
         rendered.seek(0)
         rendered.truncate()
 
@@ -140,8 +143,8 @@ def _show(recorded: Trace, variables: bool) -> None:
         for node in result.get("nodes", []):
             ids = summary.produced.get(node["name"]) or []
             if ids:
-                say(f"variables produced by {node['name']} ({len(ids)}):")
-                say("\n".join(f"  {i}" for i in ids))
+                pieces.append(f"variables produced by {node['name']} ({len(ids)}):\n")
+                pieces.append("".join(f"  {i}\n" for i in ids))
     for name, error in summary.errors():
         console.print(f"error from {name}: {error}")
     for line in summary.solver_outcome():
@@ -151,6 +154,7 @@ def _show(recorded: Trace, variables: bool) -> None:
         + ", ".join(f"{n} {kind}" for kind, n in sorted(summary.event_types.items()))
     )
     flush()
+    say("".join(pieces), nl=False)
 
 
 def _ms(node: dict[str, Any]) -> str:
