@@ -359,21 +359,42 @@ def trace_seed(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 @given(st.data(), st.sampled_from(["trace", "replay"]))
 def test_trace_files(trace_seed: bytes, data: st.DataObject, command: str) -> None:
+    raw = data.draw(mutated([trace_seed]))
+    with in_file(raw, "run.jsonl") as path:
+        checked("trace file", lambda: _trace_command(command, path))
+
+
+def _trace_command(command: str, path: Path) -> None:
+    """``deppy trace|replay FILE``: an answer, or exit 2 with one line; never a traceback."""
     from click.testing import CliRunner
 
     from deppy.cli.main import cli
 
-    raw = data.draw(mutated([trace_seed]))
+    result = CliRunner().invoke(cli, [command, str(path)])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    if result.exit_code == 2:  # one line, and no half answer or summary before it
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert result.stdout == "", result.stdout[:300]
+
+
+@given(st.data(), st.sampled_from(["trace", "replay"]))
+def test_trace_records_holding_wrong_values(
+    trace_seed: bytes, data: st.DataObject, command: str
+) -> None:
+    """A damaged trace that is still JSON, line by line (issue 45): a record's values replaced
+    by other JSON (a payload that is a list or a number, warnings that hold objects), removed
+    or wrapped in a list. The records with a notes record added, as a command writes one."""
+    import json
+
+    records = [json.loads(line) for line in trace_seed.splitlines()]
+    records.append({"record": "notes", "warnings": ["a warning added after the pipeline"]})
+    for _ in range(data.draw(st.integers(1, 2))):
+        which = data.draw(st.integers(0, len(records) - 1))
+        records[which] = data.draw(mutated_object([records[which]]))
+    raw = "\n".join(json.dumps(r) for r in records).encode()
     with in_file(raw, "run.jsonl") as path:
-
-        def run() -> None:
-            result = CliRunner().invoke(cli, [command, str(path)])
-            if result.exception is not None and not isinstance(result.exception, SystemExit):
-                raise result.exception
-            if result.exit_code == 2:
-                assert len(result.stderr.strip().splitlines()) == 1, result.stderr
-
-        checked("trace file", run)
+        checked("trace record", lambda: _trace_command(command, path))
 
 
 # -- catalog content further in (issue 19): the service, the controller, cluster CSVs, CEL ------

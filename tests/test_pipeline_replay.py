@@ -9,7 +9,9 @@ answer of `deppy replay` is byte for byte the one `deppy resolve --trace` printe
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -272,3 +274,49 @@ def test_trace_and_replay_refuse_what_is_not_a_trace(tmp_path: Path) -> None:
             err.strip()
             == f"deppy: error: {path}: not a deppy trace; write one with deppy resolve --trace FILE"
         )
+
+
+def _damaged(trace: Path, line: int, change: Callable[[dict[str, Any]], None]) -> Path:
+    """``trace`` with its record at ``line`` (1-based) changed, as a new file."""
+    records = [orjson.loads(one) for one in trace.read_bytes().splitlines()]
+    change(records[line - 1])
+    damaged = trace.with_name(f"damaged-{line}.jsonl")
+    damaged.write_bytes(b"\n".join(orjson.dumps(r) for r in records) + b"\n")
+    return damaged
+
+
+@pytest.mark.parametrize(
+    ("what", "value"),
+    [
+        ("warnings", [{"an": "object"}]),
+        ("warnings", [["a", "list"]]),
+        ("payload", ["a", "list"]),
+        ("payload", "a string"),
+        ("payload", 7),
+    ],
+)
+def test_replay_of_a_record_holding_wrong_values_names_its_line(
+    tmp_path: Path, what: str, value: Any
+) -> None:
+    """A trace whose records are JSON but hold what deppy never writes (issue 45): the
+    context's warnings holding an object (TypeError: unhashable, once a notes record joined
+    them) or an event's payload that is no object (AttributeError) is one line naming the
+    record's line, exit 2."""
+    trace = tmp_path / "run.jsonl"
+    args = ["--catalog", f"{UPSTREAM}=upstream", "--require", "etcd", "--trace", str(trace)]
+    assert invoke("resolve", *args)[0] == 0
+    with trace.open("ab") as stream:  # a notes record, as resolve writes one after warnings
+        stream.write(orjson.dumps({"record": "notes", "warnings": ["a note"]}) + b"\n")
+    kinds = [orjson.loads(one)["record"] for one in trace.read_bytes().splitlines()]
+    line = kinds.index("context" if what == "warnings" else "event") + 1
+
+    def change(record: dict[str, Any]) -> None:
+        if what == "warnings":
+            record["data"]["warnings"] = value
+        else:
+            record["payload"] = value
+
+    code, out, err = invoke("replay", str(_damaged(trace, line, change)))
+    assert code == 2 and out == b"", err
+    assert err.startswith(f"deppy: error: {tmp_path}/damaged-{line}.jsonl:{line}: the trace is ")
+    assert "the trace is damaged" in err and len(err.splitlines()) == 1, err

@@ -108,7 +108,7 @@ def test_cli_unknown_package_or_channel_is_one_line_and_exit_2() -> None:
     assert code == 2
     assert err == (
         "deppy: error: package 'etdc': no catalog (upgrades) has this package; "
-        "did you mean etcd? try deppy search etdc\n"
+        "did you mean etcd? try deppy search etcd\n"
     )
     code, _, err = run("show", "etcd", "--catalog", f"{DATA}=upgrades", "--channel", "beta")
     assert code == 2

@@ -2,13 +2,15 @@
 
 The solver and the pipeline check their deadline between steps; loading a catalog or a problem
 file, building the encoding and printing the answer do not. A watchdog thread covers those: when
-the deadline passes it interrupts the main thread, which stops at its next Python instruction and
-reports the time-out as bad input (exit 2), the same as a solve that ran out of time.
+the deadline passes it sends SIGINT to the main thread, which stops at its next Python instruction
+and reports the time-out as bad input (exit 2), the same as a solve that ran out of time. A real
+signal, not ``_thread.interrupt_main``: that one only sets a flag, which a main thread blocked in
+a read (``-f -`` from a writer that keeps the pipe open and says nothing) sees when the read
+returns; a signal ends the read with EINTR, and Python then raises in the main thread.
 """
 
 from __future__ import annotations
 
-import _thread
 import math
 import signal
 import threading
@@ -24,10 +26,17 @@ from deppy.errors import InputError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Seconds(click.ParamType[float]):
-    """A finite, positive number of seconds (``inf``, ``nan``, ``0`` and ``-1`` are refused)."""
+class Seconds(click.FloatRange):
+    """A finite number of seconds, above zero (or from zero, ``min_open=False``) and at most
+    ``max``: the type of every float option of the CLI. click's own FloatRange lets NaN through
+    (every comparison with NaN is false), and without a maximum ``inf``; such a value then
+    fails far from the option (``--registry-timeout nan`` passed the check, the whole
+    resolution ran, and setting the socket's timeout raised ValueError)."""
 
     name = "seconds"
+
+    def __init__(self, *, min_open: bool = True, max: float | None = None) -> None:
+        super().__init__(min=0, max=max, min_open=min_open)
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
@@ -36,9 +45,20 @@ class Seconds(click.ParamType[float]):
             seconds = float(value)
         except (TypeError, ValueError):
             self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        if not math.isfinite(seconds) or seconds <= 0:
-            self.fail(f"{value!r} is not a finite, positive number of seconds", param, ctx)
+        lowest = self.min or 0
+        too_low = seconds <= lowest if self.min_open else seconds < lowest
+        if not math.isfinite(seconds) or too_low or (self.max is not None and seconds > self.max):
+            self.fail(f"{value!r} is not {self.wanted()}", param, ctx)
         return seconds
+
+    def wanted(self) -> str:
+        """The values taken, in words."""
+        wanted = (
+            "a finite, positive number of seconds"
+            if self.min_open
+            else ("a finite number of seconds, 0 or more")
+        )
+        return wanted if self.max is None else f"{wanted}, at most {self.max:g}"
 
 
 def timeout_option(help_text: str) -> Callable[[F], F]:
@@ -79,13 +99,14 @@ def whole_command(timeout: float | None) -> Iterator[Deadline]:
 
     lock = threading.Lock()
     finished = False
+    main_thread = threading.get_ident()
 
     def expire() -> None:
         with lock:
             if finished:
                 return
             deadline.expired = True
-            _thread.interrupt_main()
+            signal.pthread_kill(main_thread, signal.SIGINT)
 
     watchdog = threading.Timer(timeout, expire)
     watchdog.daemon = True

@@ -1,9 +1,9 @@
 """The ``deppy`` click group, whose subcommands live in sibling ``*_command`` modules.
 
-User-caused errors (``DeppyError``) become one line on stderr and exit code 2, never a
-traceback; "no solution" is exit 1 and decided by each subcommand. Commands import the group
-as ``deppy.cli.main.cli``; ``deppy.cli.main`` is the entry point, which loads this module (and
-click) only for commands that need it.
+User-caused errors (``DeppyError``, and click's usage errors) become one line on stderr and
+exit code 2, never a traceback; "no solution" is exit 1 and decided by each subcommand.
+Commands import the group as ``deppy.cli.main.cli``; ``deppy.cli.main`` is the entry point,
+which loads this module (and click) only for commands that need it.
 """
 
 from __future__ import annotations
@@ -82,6 +82,22 @@ class DeppyGroup(click.Group):
                 sys.exit(EXIT_INPUT_ERROR)
         return super().main(args, *rest, **options)
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        """The group's own options (``deppy --bogus``): a mistake there in the same one line."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.UsageError as error:
+            if isinstance(error, _HELP_FOR_NO_ARGUMENTS):
+                raise
+            say(f"deppy: error: {usage_problem(error)}", err=True)
+            raise SystemExit(EXIT_INPUT_ERROR) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         SETTINGS.quiet = False  # each run starts loud (tests run many in one process)
         SETTINGS.warned = 0
@@ -92,6 +108,11 @@ class DeppyGroup(click.Group):
             ctx.exit(stopped(stop))
         except DeppyError as error:
             say(f"deppy: error: {error}", err=True)
+            ctx.exit(EXIT_INPUT_ERROR)
+        except click.UsageError as error:  # one line, as every other mistake (not click's block)
+            if isinstance(error, _HELP_FOR_NO_ARGUMENTS):
+                raise
+            say(f"deppy: error: {usage_problem(error)}", err=True)
             ctx.exit(EXIT_INPUT_ERROR)
         except BrokenPipeError:  # `deppy … | head`: not a failure (click would exit 1)
             reader_gone()
@@ -116,6 +137,18 @@ class DeppyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         register_commands()
         return super().list_commands(ctx)
+
+
+_HELP_FOR_NO_ARGUMENTS: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())
+"""``deppy`` or ``deppy catalog`` alone: click 8.2 and later show the help as a usage error."""
+
+
+def usage_problem(error: click.UsageError) -> str:
+    """A mistake in the arguments (a value an option refuses, a missing one, nothing to do) in
+    deppy's one line, with where to read more: click's own report is a usage block of four
+    lines, unlike every other error deppy gives."""
+    where = f"; see '{error.ctx.command_path} --help'" if error.ctx is not None else ""
+    return f"{error.format_message().rstrip('.')}{where}"
 
 
 class CommandGroup(click.Group):

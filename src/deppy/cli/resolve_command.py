@@ -27,6 +27,7 @@ from deppy.cli.workflow_options import (
     rules_option,
     source_option,
     stderr,
+    trace_option,
     warn,
     warn_problems,
 )
@@ -154,12 +155,7 @@ Examples:
 @click.option(
     "-v", "--verbose", is_flag=True, help="The long explanation, with the solver-level constraints."
 )
-@click.option(
-    "--trace",
-    "trace",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Record the execution as JSON lines (see `deppy trace`, `deppy replay`).",
-)
+@trace_option("Record the execution as JSON lines (see `deppy trace`, `deppy replay`).")
 @click.option(
     "--pipeline",
     "pipeline_file",

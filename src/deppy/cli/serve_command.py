@@ -11,6 +11,7 @@ import socket
 
 import click
 
+from deppy.cli.deadline import Seconds
 from deppy.cli.exit_codes import EXIT_INTERRUPTED, Terminated
 from deppy.cli.main import cli
 from deppy.cli.workflow_options import registry_options
@@ -56,7 +57,7 @@ DEFAULTS = ServiceConfig()
 )
 @click.option(
     "--deadline",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(),
     default=DEFAULTS.deadline,
     show_default=True,
     metavar="SECONDS",
@@ -71,7 +72,7 @@ DEFAULTS = ServiceConfig()
 )
 @click.option(
     "--reload-interval",
-    type=click.FloatRange(min=0),
+    type=Seconds(min_open=False),
     default=DEFAULTS.reload_interval,
     show_default=True,
     metavar="SECONDS",

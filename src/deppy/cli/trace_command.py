@@ -12,11 +12,11 @@ import click
 from deppy.cli.answer_output import render
 from deppy.cli.data_output import say
 from deppy.cli.main import EXIT_UNRESOLVABLE, cli
-from deppy.cli.workflow_options import dump, output_option, warn
+from deppy.cli.workflow_options import dump, output_option, trace_option, warn
 from deppy.errors import InputError, excerpt
 from deppy.pipeline.constraint_codec import decode_constraint
 from deppy.pipeline.domain import find_domain
-from deppy.pipeline.replay import replay
+from deppy.pipeline.replay import DAMAGE, replay
 from deppy.pipeline.trace import Trace, read_trace, trace_file
 from deppy.resolution.resolver import resolution_of
 from deppy.terminal_text import terminal_text
@@ -28,12 +28,7 @@ SHOWN_IDS = 6
 @click.argument("file", type=click.Path(path_type=Path))
 @output_option("text", "json", "yaml", "table")
 @click.option("-v", "--verbose", is_flag=True, help="Also show the solver-level constraints.")
-@click.option(
-    "--trace",
-    "trace",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Record the replay as a trace too.",
-)
+@trace_option("Record the replay as a trace too.")
 def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> None:
     """Re-run a recorded resolution from its trace FILE alone (no catalog needed).
 
@@ -43,15 +38,19 @@ def replay_cmd(file: Path, output: str, verbose: bool, trace: Path | None) -> No
     """
     recorded = read_trace(file)
     domain = find_domain(str(recorded.header["domain"]), str(file))
-    if trace is None:
-        result = replay(recorded, domain)
-    else:
-        with trace_file(trace, domain) as writer:
-            result = replay(recorded, domain, sink=writer)
-    resolution = resolution_of(result)
-    if recorded.notes:  # what the command added to its answer after the pipeline
-        warnings = tuple(dict.fromkeys((*recorded.notes, *resolution.warnings)))
-        resolution = replace(resolution, warnings=warnings)
+    try:
+        if trace is None:
+            result = replay(recorded, domain)
+        else:
+            with trace_file(trace, domain) as writer:
+                result = replay(recorded, domain, sink=writer)
+        resolution = resolution_of(result)
+        if recorded.notes:  # what the command added to its answer after the pipeline
+            warnings = tuple(dict.fromkeys((*recorded.notes, *resolution.warnings)))
+            resolution = replace(resolution, warnings=warnings)
+        resolution.as_dict()  # everything the answer shows, worked out before a line of it
+    except DAMAGE as error:  # each record read, but what they hold does not fit together
+        raise recorded.damaged("its records do not fit together", error) from None
     for warning in resolution.warnings:
         warn(warning)
     render(resolution, output, verbose=verbose)

@@ -146,11 +146,8 @@ def upgrades_cmd(
     if output != "text":
         dump([r.as_dict() for r in reports], output)
         return
-    for n, report in enumerate(reports):
-        if n:
-            say("")
-        for line in _report_lines(report):
-            say(line)
+    # the whole answer worked out before a line of it is written (no half answer on a failure)
+    say("\n\n".join("\n".join(_report_lines(report)) for report in reports), nl=bool(reports))
 
 
 def _extension_upgrades(
@@ -194,41 +191,45 @@ def _extension_upgrades(
     if output != "text":
         dump([r.as_dict() for r in reports], output)
         return status
+    lines: list[str] = []  # written once, whole (no half answer on a failure)
     if not reports:
-        say("no ClusterExtension has an installed bundle (status.install.bundle)")
+        lines.append("no ClusterExtension has an installed bundle (status.install.bundle)")
     for n, report in enumerate(reports):
         if n:
-            say("")
-        say(
+            lines.append("")
+        lines.append(
             f"ClusterExtension {report.extension}: {report.package} {report.installed_version} "
             f"({report.installed}; {report.policy})"
         )
         if report.error is not None:
-            say(f"  OLM v1 finds no bundle: {report.error}")
+            lines.append(f"  OLM v1 finds no bundle: {report.error}")
             if report.ways_out:
-                say("  try:")
+                lines.append("  try:")
             for way in text_order(report.ways_out):
-                say(f"    - {way.text}")
+                lines.append(f"    - {way.text}")
         elif report.fell_back:
-            say("  no ClusterCatalog its selector matches exists: OLM v1 keeps it (its fallback)")
+            lines.append(
+                "  no ClusterCatalog its selector matches exists: OLM v1 keeps it (its fallback)"
+            )
         elif report.next is None and report.refusal is None:
-            say("  up to date: OLM v1 keeps it")
+            lines.append("  up to date: OLM v1 keeps it")
         elif report.next is not None:
             versions = [report.installed_version, *(str(b.version) for b in report.path)]
-            say(
+            lines.append(
                 f"  next: {report.next.version} ({report.next.name}, catalog {report.next.catalog})"
             )
-            say(
+            lines.append(
                 f"  path: {path_text(tuple(versions))} ({len(report.path)} reconciliation"
                 f"{'s' if len(report.path) != 1 else ''})"
             )
         if report.refused is not None and report.refusal is not None:
             where = f"after {report.path[-1].version}" if report.path else "now"
-            say(
+            lines.append(
                 f"  stops {where}: OLM v1 chooses {report.refused.version} and refuses it: "
                 f"{report.refusal.message}"
             )
-            say(f"  way out: {RESOLVED_CATALOG_WAY_OUT}")
+            lines.append(f"  way out: {RESOLVED_CATALOG_WAY_OUT}")
+    say("\n".join(lines))
     return status
 
 

@@ -12,6 +12,7 @@ import click
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.cli.data_output import SETTINGS, dump, note, warn
+from deppy.cli.deadline import Seconds
 from deppy.cli.spinner import spinner
 from deppy.cli.text_table import columns
 from deppy.resolution.request import CHOSEN_RULES, ClusterFacts
@@ -136,7 +137,7 @@ REGISTRY_OPTIONS: tuple[Callable[[F], F], ...] = (
     ),
     click.option(
         "--registry-timeout",
-        type=click.FloatRange(min=0, min_open=True, max=3600),
+        type=Seconds(max=3600),
         default=60.0,
         show_default=True,
         metavar="SECONDS",
@@ -195,8 +196,33 @@ def cluster_input_options(function: F) -> F:
         type=click.Path(path_type=Path),
         metavar="FILE|DIR",
         help="Read the installed operators, versions and catalogs from a 'deppy cluster export' "
-        "file, or a file or directory of 'kubectl get -o yaml' output.",
+        "file, or a file or directory of 'kubectl get -o yaml' output; '-' reads standard "
+        "input.",
     )(function)
+
+
+def trace_option(help_text: str) -> Callable[[F], F]:
+    """``--trace FILE``. ``-`` reads standard input everywhere else (``-f -``, ``--cluster
+    -``); as standard output it would be mixed into the answer, which goes there on every
+    command that records a trace, so ``--trace -`` is refused (it wrote a file named ``-``)."""
+
+    def no_dash(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+        if value is not None and str(value) == "-":
+            raise click.BadParameter(
+                "standard output carries the answer, and a trace there would be mixed into "
+                "it; give the trace a file (--trace run.jsonl)",
+                ctx,
+                param,
+            )
+        return value
+
+    return click.option(
+        "--trace",
+        "trace",
+        type=click.Path(dir_okay=False, path_type=Path),
+        callback=no_dash,
+        help=help_text,
+    )
 
 
 OUTPUT_WORDS = {

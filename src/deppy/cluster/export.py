@@ -26,7 +26,7 @@ Objects of other kinds are ignored; malformed ones become problems naming the fi
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ from deppy.cluster.objects import (
 )
 from deppy.cluster.state import ClusterState, openshift_version_of
 from deppy.errors import InputError, special_file
-from deppy.input_limits import UnsafeInput, json_value, yaml_documents
+from deppy.input_limits import UnsafeInput, json_value, read_standard_input, yaml_documents
 
 __all__ = ["EXPORT_API_VERSION", "EXPORT_KIND", "export_document", "read_cluster_files"]
 
@@ -215,8 +215,6 @@ def _files(root: Path) -> Iterator[Path]:
 
 
 def _documents(path: Path) -> Iterator[tuple[Any, str]]:
-    import yaml
-
     try:
         kind = special_file(path.stat().st_mode)
         if kind is not None:  # a FIFO would block the read, /dev/zero never end it
@@ -224,6 +222,13 @@ def _documents(path: Path) -> Iterator[tuple[Any, str]]:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(str(path), f"cannot read the file: {error.strerror}") from None
+    return _parsed(data, path)
+
+
+def _parsed(data: bytes, path: Path) -> Iterator[tuple[Any, str]]:
+    """The documents of one file's (or standard input's) bytes, each with where it is."""
+    import yaml
+
     if data.lstrip()[:1] in (b"{", b"["):
         try:
             yield json_value(data), str(path)
@@ -250,16 +255,21 @@ def read_cluster_files(path: str | os.PathLike[str]) -> ClusterState:
     Raises :class:`InputError` when the path cannot be read or holds nothing deppy reads.
     """
     root = Path(path)
-    if not root.exists():
+    documents: Iterable[Iterator[tuple[Any, str]]]
+    if str(root) == "-":  # kubectl's spelling of standard input, as -f - reads it
+        documents = [_parsed(read_standard_input("the cluster export"), root)]
+    elif not root.exists():
         raise InputError(
             str(root),
             "no such file or directory",
             "give a 'deppy cluster export' file or a directory of 'kubectl get -o yaml' output",
         )
-    files = list(_files(root)) if root.is_dir() else [root]  # a FIFO: refused, not walked
+    else:
+        files = list(_files(root)) if root.is_dir() else [root]  # a FIFO: refused, not walked
+        documents = (_documents(file) for file in files)  # each file read when its turn comes
     collector = _Collector()
-    for file in files:
-        for doc, where in _documents(file):
+    for found in documents:
+        for doc, where in found:
             collector.add(doc, where)
     if collector.recognised == 0:
         raise InputError(

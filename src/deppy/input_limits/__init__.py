@@ -273,7 +273,7 @@ _REGULAR_FIX = "give the path of a regular file, or - to read standard input"
 
 
 STANDARD_INPUT_LIMIT = 64 * 1024 * 1024
-_STANDARD_INPUT: list[bytes] = []  # what standard input held, once read
+_STANDARD_INPUT: list[tuple[str, bytes]] = []  # what read standard input, and what it held
 
 
 def read_standard_input(what: str = "the file") -> bytes:
@@ -281,12 +281,23 @@ def read_standard_input(what: str = "the file") -> bytes:
     hands over). A pipe may never end: at most ``STANDARD_INPUT_LIMIT`` bytes are read, past
     that it is one line, not memory filled. A request, a ClusterExtension or a trace is far
     smaller. Read once and kept: a command may look at its ``-f`` twice (is it ClusterExtensions,
-    else an ActiveResolution), and a pipe gives its bytes only once."""
+    else an ActiveResolution), and a pipe gives its bytes only once; a second reader of another
+    ``what`` (``-f - --cluster -``) is refused, not handed the first one's bytes. A writer
+    that never ends the pipe is ended by ``--timeout`` (its watchdog interrupts the read)."""
     import sys
 
     if _STANDARD_INPUT:
-        return _STANDARD_INPUT[0]
+        first, data = _STANDARD_INPUT[0]
+        if first != what:  # `-f - --cluster -`: one pipe cannot hold both
+            raise InputError(
+                "-", f"standard input is read as {first} already, so it cannot be {what} too",
+                f"give {what} as a file",
+            )  # fmt: skip
+        return data
     try:
+        if sys.stdin.isatty():  # a user who typed `-f -` at a prompt sees why nothing happens
+            sys.stderr.write(f"deppy: reading {what} from standard input (Ctrl-D ends it)\n")
+            sys.stderr.flush()
         data = sys.stdin.buffer.read(STANDARD_INPUT_LIMIT + 1)
     except (OSError, AttributeError, ValueError) as error:
         raise InputError("-", f"cannot read {what} from standard input ({error})") from None
@@ -294,7 +305,7 @@ def read_standard_input(what: str = "the file") -> bytes:
         raise InputError(
             "-", "standard input is longer than 64 MiB (deppy's limit)", "give the path of a file"
         )
-    _STANDARD_INPUT.append(data)
+    _STANDARD_INPUT.append((what, data))
     return data
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from deppy.errors import InputError
+from deppy.errors import InputError, excerpt
 from deppy.pipeline.config import parse_pipeline
 from deppy.pipeline.domain import Domain, PayloadDecoder
 from deppy.pipeline.engine import Pipeline, Sink
@@ -46,12 +46,8 @@ def replay(
         raise InputError(where, "the trace has no context record", _why(trace))
     try:
         context = decoder.restore(trace.context)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
-        raise InputError(
-            f"{where}: context record",
-            f"malformed ({type(error).__name__}: {error})",
-            "the trace is damaged; record it again",
-        ) from None
+    except DAMAGE as error:
+        raise trace.damaged("the context record is malformed", error, trace.context_line) from None
     return pipeline.run(
         context,
         deadline=deadline,
@@ -65,7 +61,7 @@ def _recorded_outputs(trace: Trace, decoder: PayloadDecoder) -> dict[str, Batch[
     """Every node's output, decoded in trace order (codecs keep tables across payloads)."""
     by_event: dict[str, Batch[Any]] = {}
     outputs: dict[str, Batch[Any]] = {}
-    for record in trace.events:
+    for record, line in zip(trace.events, trace.event_lines, strict=True):
         if record.get("type") != "data":
             continue
         try:
@@ -75,13 +71,15 @@ def _recorded_outputs(trace: Trace, decoder: PayloadDecoder) -> dict[str, Batch[
             else:
                 batch = by_event[record["payload_of"]]
             outputs.setdefault(record["sender"], batch)
-        except (KeyError, TypeError, ValueError, IndexError) as error:
-            raise InputError(
-                f"{trace.path}: event {record.get('id')!r}",
-                f"malformed payload ({type(error).__name__}: {error})",
-                "the trace is damaged; record it again",
-            ) from None
+        except DAMAGE as error:
+            what = f"event {excerpt(record.get('id'))} has a malformed payload"
+            raise trace.damaged(what, error, line) from None
     return outputs
+
+
+DAMAGE = (KeyError, TypeError, ValueError, IndexError, AttributeError)
+"""What decoding a record that is JSON but not what deppy wrote raises (a payload that is a
+list has no ``.get``, a warning that is an object cannot be hashed)."""
 
 
 def _why(trace: Trace) -> str:

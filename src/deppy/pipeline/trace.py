@@ -195,6 +195,18 @@ class Trace:
     context: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    event_lines: list[int] = field(default_factory=list)
+    """The line of each of ``events`` in the file: a damaged record is named by its line."""
+    context_line: int = 0
+
+    def damaged(self, what: str, error: Exception, line: int | None = None) -> InputError:
+        """The one error of a record that parsed as JSON but holds what no trace holds (at
+        ``line``), or of records that do not fit together (the file)."""
+        return InputError(
+            self.path if line is None else f"{self.path}:{line}",
+            f"the trace is damaged: {what} ({type(error).__name__}: {excerpt(str(error))})",
+            "record it again with deppy resolve --trace FILE",
+        )
 
 
 def append_notes(path: Path, notes: Sequence[str]) -> None:
@@ -238,8 +250,10 @@ def parse_trace(data: bytes, where: str) -> Trace:
         kind = record.get("record")
         if kind == "event":
             trace.events.append(record)
+            trace.event_lines.append(n)
         elif kind == "context":
             trace.context = record.get("data")
+            trace.context_line = n
         elif kind == "result":
             trace.result = record
         elif kind == "notes":

@@ -88,9 +88,10 @@ class InstalledPackageProducer:
             targets, refused = self.moves(installed, current, context)
             candidates = [] if refused else [*targets, current.bundle]
             moves = f"stays ({installed.held})" if installed.held else "stays or upgrades"
+            located = _in_channel_used(installed, current)
             need = Needs(
-                installed,
-                f"{installed.describe()} {moves}",
+                located,
+                f"{located.describe()} {moves}",
                 tuple(candidates),
                 refused,
                 installed.package,
@@ -117,6 +118,16 @@ class InstalledPackageProducer:
         if own is None:
             return upgrade_candidates(installed, current, context), None
         return list(own.targets), own.refused
+
+
+def _in_channel_used(installed: InstalledBundle, current: InstalledLocation) -> InstalledBundle:
+    """``installed`` as the answer names it: in the channel it was found in, when the one
+    given was corrected (``channel=stabel``, warned as "using stable"), so the "why" line
+    says the channel the warning said (it said ``(channel stabel)``)."""
+    used = current.channel
+    if installed.channel is None or used is None or used.name == installed.channel:
+        return installed
+    return replace(installed, channel=used.name)
 
 
 class BundlesAndDependencies:

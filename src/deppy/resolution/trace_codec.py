@@ -371,13 +371,14 @@ class OLMDecoder:
         request = self._value(snapshot["request"])
         if not isinstance(request, ResolutionRequest):
             raise ValueError("the context record holds no request")
+        warnings = snapshot["warnings"]
+        if type(warnings) is not list or not all(type(w) is str for w in warnings):
+            raise ValueError("its warnings are not a list of strings")
         if not snapshot.get("known"):  # recorded of the request's sources alone
-            return ResolutionContext(
-                source, request, CandidateOrder(source), list(snapshot["warnings"])
-            )
+            return ResolutionContext(source, request, CandidateOrder(source), warnings)
         catalogs = source.restricted(request.sources) if request.sources else source
         return ResolutionContext(
-            catalogs, request, CandidateOrder(catalogs), list(snapshot["warnings"]), known=source
+            catalogs, request, CandidateOrder(catalogs), warnings, known=source
         )
 
 

@@ -152,6 +152,7 @@ def _load_catalogs(
     for spec in specs:
         if spec.path not in stored_names:
             _no_missing_history(spec, store)
+            _no_misspelt_path(spec, spec.path)
     if stored_names and len(stored_names) == len(specs):
         from deppy.store import Store
 
@@ -322,6 +323,7 @@ def check_catalog_named(spec: str, option: str = "--catalog", store: Path | None
     if parsed.name is None and not parsed.priority and _stored_name(parsed, store):
         return
     _no_missing_history(parsed, store)  # NAME@N not kept: the store's one error for it
+    _no_misspelt_path(parsed, f"{option} {spec}")
     raise InputError(
         f"{option} {spec}",
         "no such catalog: not a path, a URL nor a stored catalog's name",
@@ -354,6 +356,22 @@ def _no_missing_history(spec: CatalogSpec, store: Path | None) -> None:
     from deppy.store import Store
 
     raise Store(store).missing(spec.path)
+
+
+def _no_misspelt_path(spec: CatalogSpec, where: str) -> None:
+    """A catalog path that does not exist, with directories beside it spelt almost as it is
+    (``…-v4.81`` beside ``…-v4.18``): "catalog not found", with them offered."""
+    if os.sep not in spec.path or _is_url(spec.path) or Path(spec.path).exists():
+        return  # a bare word is a stored catalog's name, said elsewhere
+    from deppy.workflows.did_you_mean import near_paths
+
+    near = near_paths(spec.path)
+    if near:
+        raise InputError(
+            where,
+            "catalog not found",
+            f"did you mean {', '.join(near)}? give the directory of a File-Based Catalog",
+        )
 
 
 def catalogs_used(
@@ -523,11 +541,10 @@ def report_problems(
 def unknown_package(source: BundleSource, package: str, where: str) -> InputError:
     """The error for a package no catalog has: which catalogs were searched, the closest names
     and how to look further."""
-    from deppy.workflows.did_you_mean import did_you_mean
+    from deppy.workflows.did_you_mean import where_to_look
 
-    hint = did_you_mean(source, package)
     return InputError(
         where,
         f"no catalog ({', '.join(source.names())}) has this package",
-        f"{hint}try deppy search {package}",
+        where_to_look(source, package),
     )

@@ -30,7 +30,13 @@ from deppy.resolution.suggestions import (
 )
 from deppy.workflows.search import search
 
-__all__ = ["closest_packages", "did_you_mean", "with_names_suggested"]
+__all__ = [
+    "closest_packages",
+    "did_you_mean",
+    "near_paths",
+    "where_to_look",
+    "with_names_suggested",
+]
 
 SHOWN = 3  # names offered per misnamed requirement
 
@@ -53,11 +59,43 @@ def closest_packages(source: BundleSource, asked: str) -> list[tuple[str, str]]:
 
 def did_you_mean(source: BundleSource, asked: str) -> str:
     """``did you mean clife (Isovalent Networking), cilium? `` for an error message, or ""."""
-    close = closest_packages(source, asked)[:SHOWN]
+    return _offered(closest_packages(source, asked)[:SHOWN])
+
+
+def _offered(close: list[tuple[str, str]]) -> str:
     named = [
         f"{name} ({display})" if display and display != name else name for name, display in close
     ]
     return f"did you mean {', '.join(named)}? " if named else ""
+
+
+def where_to_look(source: BundleSource, asked: str) -> str:
+    """The hint of an error about a package no catalog has: the names it was probably meant
+    as, and the search to run for the first of them (the search of the misspelt name finds
+    what did_you_mean found already); the search of ``asked`` when no name is close."""
+    close = closest_packages(source, asked)[:SHOWN]
+    return f"{_offered(close)}try deppy search {close[0][0] if close else asked}"
+
+
+NEIGHBOURS_READ = 10_000  # names of a missing path's directory compared with its own, at most
+
+
+def near_paths(path: str) -> list[str]:
+    """The paths beside a missing ``path`` whose last name is spelt almost as its own (a
+    release's digits swapped: ``community-operators-prod-v4.81`` for ``…-v4.18``), best
+    first; [] when none is close or the directory cannot be read."""
+    import itertools
+    import os
+    from pathlib import Path
+
+    given = Path(path)
+    try:
+        with os.scandir(given.parent) as entries:
+            names = [e.name for e in itertools.islice(entries, NEIGHBOURS_READ)]
+    except OSError:
+        return []
+    close = difflib.get_close_matches(given.name, names, n=SHOWN, cutoff=0.8)
+    return [str(given.parent / name) for name in close if not name.startswith(".")]
 
 
 def with_names_suggested(

@@ -12,7 +12,7 @@ from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.file_values import plain
 from deppy.catalog.model import Bundle
 from deppy.errors import InputError
-from deppy.workflows.did_you_mean import did_you_mean
+from deppy.workflows.did_you_mean import where_to_look
 from deppy.workflows.graph import ChannelGraph, channel_graph
 from deppy.workflows.search import package_head
 
@@ -134,11 +134,10 @@ def find_package(source: BundleSource, package: str) -> list[str]:
     found = source.catalogs_with(package)
     if found:
         return found
-    hint = did_you_mean(source, package)
     raise PackageNotFound(
         f"package {package!r}",
         f"no catalog ({', '.join(source.names())}) has this package; "
-        f"{hint}try deppy search {package}",
+        + where_to_look(source, package),
     )
 
 

@@ -111,6 +111,12 @@ def cluster_refs(arguments: Sequence[str]) -> list[ClusterRef]:
     later."""
     refs: list[ClusterRef] = []
     for argument in arguments:
+        if argument == "-":  # `-` reads standard input elsewhere; here it would be a file
+            raise InputError(
+                "-",
+                "a fleet is not read from standard input (each worker opens its exports)",
+                "give cluster export files, directories of them, or context:NAME",
+            )
         if argument.startswith(CONTEXT_PREFIX):
             context = argument[len(CONTEXT_PREFIX) :]
             if not context:
