@@ -20,6 +20,7 @@ from deppy.errors import DeppyError, InputError
 from deppy.oci.reference import is_image_reference
 
 if TYPE_CHECKING:
+    from deppy.oci.pull import PullOptions
     from deppy.workflows.fleet.inputs import ClusterRef
     from deppy.workflows.fleet.plan import FleetSettings
     from deppy.workflows.fleet.rollup import Rollup
@@ -32,23 +33,36 @@ def fleet_group() -> None:
     """Plan many clusters at once (cluster exports or kubeconfig contexts)."""
 
 
-def _absolute(spec: str) -> str:
+def _absolute(spec: str, *, remote: bool = False) -> str:
     """A ``--catalog`` spec whose path exists, made absolute: workers may run elsewhere. A
     catalog image is read here, once, with this command's registry options, and the workers
-    get the directory it was unpacked to (a SQLite image stays a reference)."""
+    get the directory it was unpacked to (a SQLite image stays a reference); ``remote``
+    workers (``--scheduler``, no shared files) get a registry image by its digest, to pull
+    themselves, and an OCI layout's as that directory, whose content is sent them."""
     path, sep, rest = spec.partition("=")
     if is_image_reference(path):
         from deppy.catalog.image_catalog import pulled_image
+        from deppy.oci.reference import RegistryReference, parse_reference
         from deppy.workflows.catalog_loading import images_path
 
         pulled = pulled_image(path, images_path(), report=stderr(quiet=False))
+        name, colon, priority = rest.partition(":")
+        image = parse_reference(path)
+        if remote and isinstance(image, RegistryReference):
+            by_digest = f"docker://{image.registry}/{image.repository}@{pulled.digest}"
+            return f"{by_digest}={name or pulled.name}{colon}{priority}"
         if pulled.kind != "fbc":
             return spec
-        name, colon, priority = rest.partition(":")
         return f"{pulled.path}={name or pulled.name}{colon}{priority}"
     if "://" in path or not Path(path).exists():
         return spec  # a URL or a stored catalog's name
     return str(Path(path).resolve()) + sep + rest
+
+
+def _pull_options() -> PullOptions:
+    from deppy.catalog.image_catalog import pull_options
+
+    return pull_options()
 
 
 def _default_workers() -> int:
@@ -136,12 +150,14 @@ def plan_cmd(
         raise click.UsageError("give one target: --ocp-version or --kube-version")
     if scheduler is not None and workers is not None:
         raise click.UsageError("--workers starts a local scheduler; --scheduler names one")
+    remote = scheduler is not None
     settings = FleetSettings(
-        catalogs=tuple(_absolute(c) for c in catalogs),
-        since=tuple(_absolute(c) for c in since),
+        catalogs=tuple(_absolute(c, remote=remote) for c in catalogs),
+        since=tuple(_absolute(c, remote=remote) for c in since),
         target_ocp=ocp_version,
         target_kube=kube_version,
         kubeconfig=kubeconfig,
+        pull=_pull_options() if remote else None,
     )
     settings.check()  # a bad target or catalog fails here, before any worker starts
     rollup = Rollup()

@@ -215,7 +215,6 @@ def _files(root: Path) -> Iterator[Path]:
 
 
 def _documents(path: Path) -> Iterator[tuple[Any, str]]:
-    import yaml
 
     try:
         kind = special_file(path.stat().st_mode)
@@ -224,6 +223,12 @@ def _documents(path: Path) -> Iterator[tuple[Any, str]]:
         data = path.read_bytes()
     except OSError as error:
         raise InputError(str(path), f"cannot read the file: {error.strerror}") from None
+    yield from _parsed_documents(data, path)
+
+
+def _parsed_documents(data: bytes, path: Path | str) -> Iterator[tuple[Any, str]]:
+    import yaml
+
     if data.lstrip()[:1] in (b"{", b"["):
         try:
             yield json_value(data), str(path)
@@ -262,11 +267,27 @@ def read_cluster_files(path: str | os.PathLike[str]) -> ClusterState:
         for doc, where in _documents(file):
             collector.add(doc, where)
     if collector.recognised == 0:
-        raise InputError(
-            str(root),
-            "holds no ClusterServiceVersion, Subscription, CatalogSource, OperatorGroup, "
-            "ClusterCatalog, ClusterExtension or ClusterExport"
-            + (f" ({collector.ignored} objects of other kinds)" if collector.ignored else ""),
-            "export with 'deppy cluster export', or 'kubectl get csv,sub,catsrc -A -o yaml'",
-        )
+        raise _nothing_recognised(str(root), collector)
     return collector.state(str(root))
+
+
+def _nothing_recognised(where: str, collector: _Collector) -> InputError:
+    return InputError(
+        where,
+        "holds no ClusterServiceVersion, Subscription, CatalogSource, OperatorGroup, "
+        "ClusterCatalog, ClusterExtension or ClusterExport"
+        + (f" ({collector.ignored} objects of other kinds)" if collector.ignored else ""),
+        "export with 'deppy cluster export', or 'kubectl get csv,sub,catsrc -A -o yaml'",
+    )
+
+
+def read_cluster_export(data: bytes, path: str) -> ClusterState:
+    """Cluster state from the bytes of the export file ``path`` as another machine read them
+    (a fleet plan's dask worker that cannot see the file): the state, and each error, as
+    :func:`read_cluster_files` gives for the file itself."""
+    collector = _Collector()
+    for doc, where in _parsed_documents(data, path):
+        collector.add(doc, where)
+    if collector.recognised == 0:
+        raise _nothing_recognised(path, collector)
+    return collector.state(path)

@@ -2,8 +2,9 @@
 
 * ``workers=0``: in this process, one cluster after the other (no dask at all);
 * otherwise an embedded ``LocalCluster`` of ``workers`` processes on this machine (loopback
-  only, no dashboard), or an existing dask.distributed cluster (``scheduler="tcp://HOST:PORT"``:
-  deppy, its catalogs' paths or stored names and the exports' paths must be reachable there).
+  only, no dashboard), or an existing dask.distributed cluster (``scheduler="tcp://HOST:PORT"``,
+  where deppy must be installed and nothing else is shared: each batch carries its exports'
+  content, and the catalogs are named by what a worker can fetch, ``fleet.shipping``).
 
 The clusters go out in batches (``batch_size`` references each: a few bytes); a worker plans a
 batch with its process's planner (``planner_for``: catalogs loaded once per process, caches
@@ -39,11 +40,11 @@ from typing import Any, NamedTuple
 import orjson
 
 from deppy.errors import DeppyError
-from deppy.workflows.fleet.inputs import ClusterRef
+from deppy.workflows.fleet.inputs import ClusterRef, with_content
 from deppy.workflows.fleet.plan import FleetSettings, planner_for
 from deppy.workflows.fleet.rollup import Rollup
 
-__all__ = ["Lines", "plan_batch", "plan_fleet", "plan_packed"]
+__all__ = ["Lines", "plan_batch", "plan_fleet", "plan_packed", "plan_shipped"]
 
 Progress = Callable[[int, int], None]
 IN_FLIGHT_PER_WORKER = 3
@@ -100,6 +101,25 @@ def plan_packed(
     worker, and decompressing the command, more CPU than moving the bytes does."""
     (data, count), rollup = plan_batch(settings, refs)
     return (zlib.compress(data, 1) if compress else data), count, rollup
+
+
+def plan_shipped(
+    settings: FleetSettings, refs: Sequence[ClusterRef], contents: dict[str, bytes]
+) -> tuple[bytes, int, Rollup]:
+    """``plan_packed`` on a worker of a remote dask cluster: the catalogs fetched first (the
+    shipped ones unpacked, the images pulled, once per worker: ``fleet.shipping``). A worker
+    that cannot fetch them fails the batch as one error record per cluster, saying why, and
+    at once: a registry that does not answer is given up after ``--registry-timeout``."""
+    from deppy.workflows.fleet.shipping import settings_here
+
+    try:
+        here = settings_here(settings, contents)
+        planner_for(here)
+    except (DeppyError, OSError) as error:
+        why = f"this dask worker could not fetch the catalogs: {error}"
+        (data, count), rollup = _error_records(refs, why)
+        return zlib.compress(data, 1), count, rollup
+    return plan_packed(here, refs)
 
 
 def _unpacked(packed: tuple[bytes, int, Rollup], *, compressed: bool) -> Batch:
@@ -370,17 +390,23 @@ def _on_dask(
     limit = max(IN_FLIGHT_PER_WORKER * workers, 2)
     waiting = iter(enumerate(batches))
     batch_of: dict[Any, int] = {}
+    shipped: Any = None
+    if remote:  # the workers see none of this machine's files
+        from deppy.workflows.fleet.shipping import settings_for_workers
+
+        settings, contents = settings_for_workers(settings)
+        shipped = client.scatter(contents, broadcast=True) if contents else {}
 
     def submit() -> Any | None:
         for n, batch in waiting:
-            future = client.submit(
-                plan_packed,
-                settings,
-                list(batch),
-                compress=remote,
-                key=f"deppy-fleet-{run}-{n}",
-                pure=False,
-            )
+            key = f"deppy-fleet-{run}-{n}"
+            if remote:
+                sent = [with_content(r) for r in batch]
+                future = client.submit(plan_shipped, settings, sent, shipped, key=key, pure=False)
+            else:
+                future = client.submit(
+                    plan_packed, settings, list(batch), compress=False, key=key, pure=False
+                )
             batch_of[future] = n
             return future
         return None
