@@ -107,7 +107,9 @@ def _default_workers() -> int:
 @click.option(
     "--scheduler",
     metavar="tcp://HOST:PORT",
-    help="Run on this dask.distributed scheduler instead of an embedded one.",
+    help="Run on this dask.distributed scheduler instead of an embedded one. Its workers need "
+    "deppy, nothing else: the exports and catalog directories are sent to them, a catalog "
+    "image is pulled by each (by digest, with the registry options given here).",
 )
 @click.option(
     "--batch-size",
