@@ -22,12 +22,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import fields
 from pathlib import Path
 
 import orjson
 import pytest
 from benchmarks.fleet_exports import write_fleet
 
+from deppy.errors import DeppyError
 from deppy.resolution.request_parsing import parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs
 from tests.catalog_images import Layout, split_catalog
@@ -218,3 +220,46 @@ def test_a_catalog_image_is_pulled_by_each_worker_and_an_unreachable_one_fails_i
     finally:
         _stop(registry)
     assert remote == embedded
+
+
+def test_an_export_travels_as_its_bytes_and_an_unreadable_one_as_its_words(
+    fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a remote worker gets for each cluster: the state it reads from the bytes is the
+    file's (its ``where`` the command's path), and an export the command cannot read or send
+    fails with the words the worker would have said reading it."""
+    from deppy.workflows.fleet import inputs
+    from deppy.workflows.fleet.inputs import ClusterRef, read_ref, with_content
+
+    export = sorted(fleet.glob("*.json"))[0]
+    ref = ClusterRef(0, export.name, path=str(export))
+    sent = with_content(ref)
+    assert sent.content == export.read_bytes()
+    there, here = read_ref(sent, None), read_ref(ref, None)
+    assert [getattr(there, f.name) for f in fields(there)] == [
+        getattr(here, f.name) for f in fields(here)
+    ]
+    gone = tmp_path / "gone.json"
+    gone.symlink_to(tmp_path / "nothing-there.json")
+    dangling = ClusterRef(1, gone.name, path=str(gone))
+    with pytest.raises(DeppyError) as locally:
+        read_ref(dangling, None)
+    with pytest.raises(DeppyError) as remotely:
+        read_ref(with_content(dangling), None)
+    assert str(remotely.value) == str(locally.value)
+    monkeypatch.setattr(inputs, "EXPORT_LIMIT", 100)
+    with pytest.raises(DeppyError, match=r"is larger than 0 MiB, the most a fleet plan sends"):
+        read_ref(with_content(ref), None)
+
+
+def test_a_stored_catalog_is_refused_before_any_scheduler_is_asked(fleet: Path) -> None:
+    """Workers elsewhere cannot read this machine's store: one line, exit 2, and no wait on
+    the scheduler (nothing listens at its address)."""
+    nowhere = f"tcp://127.0.0.1:{free_port()}"
+    for named in ([], ["--catalog", "community"]):
+        done = subprocess.run([str(BIN / "deppy"), "fleet", "plan", str(fleet), *named,
+                               "--scheduler", nowhere], capture_output=True, text=True,
+                              timeout=60)  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        (line,) = done.stderr.splitlines()
+        assert "cannot read this machine's stored catalogs" in line or "a stored catalog" in line

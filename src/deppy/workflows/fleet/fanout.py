@@ -155,9 +155,13 @@ def plan_fleet(
     if workers == 0 and scheduler is None:
         yield from _in_process(refs, settings, progress, summed)
         return
+    contents: dict[str, bytes] | None = None  # what the workers of --scheduler are sent
+    if scheduler is not None:  # they see none of this machine's files (before connecting)
+        from deppy.workflows.fleet.shipping import settings_for_workers
+
+        settings, contents = settings_for_workers(settings)
     with _client(workers, scheduler, settings, refs) as client:
-        remote = scheduler is not None  # else the embedded cluster, on this machine
-        yield from _on_dask(client, refs, settings, batch_size, progress, summed, remote=remote)
+        yield from _on_dask(client, refs, settings, batch_size, progress, summed, contents)
 
 
 def default_batch_size(clusters: int, workers: int) -> int:
@@ -377,9 +381,10 @@ def _on_dask(
     batch_size: int | None,
     progress: Progress | None,
     rollup: Rollup,
-    *,
-    remote: bool,
+    contents: dict[str, bytes] | None,
 ) -> Iterator[Lines]:
+    """The batches on dask; ``contents``: the catalogs to send the workers of a remote
+    cluster (None: the embedded cluster, on this machine)."""
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
@@ -390,12 +395,8 @@ def _on_dask(
     limit = max(IN_FLIGHT_PER_WORKER * workers, 2)
     waiting = iter(enumerate(batches))
     batch_of: dict[Any, int] = {}
-    shipped: Any = None
-    if remote:  # the workers see none of this machine's files
-        from deppy.workflows.fleet.shipping import settings_for_workers
-
-        settings, contents = settings_for_workers(settings)
-        shipped = client.scatter(contents, broadcast=True) if contents else {}
+    remote = contents is not None
+    shipped = client.scatter(contents, broadcast=True) if contents else {}
 
     def submit() -> Any | None:
         for n, batch in waiting:
