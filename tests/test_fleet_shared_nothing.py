@@ -1,8 +1,9 @@
 """``deppy fleet plan --scheduler`` on dask workers that share nothing with the command: a real
 ``dask scheduler`` and two ``dask worker``s (dask's own command-line tools), each worker in a
-mount namespace of its own where the catalogs (../shared), the exports and the command's
-deppy home (pytest's temporary directory) are covered by an empty tmpfs, as on pods of a
-Kubernetes cluster. deppy itself stays visible to them (the checkout's virtual environment):
+mount namespace of its own where the checkout's parent directory (the checkout, ../shared's
+catalogs) and pytest's temporary directory (the exports, the command's deppy home) are covered
+by an empty tmpfs, as on pods of a Kubernetes cluster. Only deppy's installation is put back
+where it was (the virtual environment and deppy's source, which the editable install imports):
 a worker's image holds deppy.
 
 The scheduler, the workers, the command and the registry share one network namespace made
@@ -34,7 +35,7 @@ from deppy.resolution.request_parsing import parse_catalog
 from deppy.workflows.catalog_loading import load_catalogs
 from tests.catalog_images import Layout, split_catalog
 from tests.conftest import free_port, shared_path
-from tests.ports import SHARED
+from tests.ports import ROOT, SHARED
 from tests.registry import DOCKER_REGISTRY, _config, registry_missing
 
 COMMUNITY = shared_path("catalogs", "community-operators-prod-v4.18")
@@ -95,23 +96,23 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def scheduler(
     network: list[str], fleet: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
-    """A scheduler and workers with nothing of the command's: the test's temporary files and
-    ../shared covered, each worker's deppy home its own (in the tmpfs)."""
+    """A scheduler and workers with nothing of the command's (``_covered``), each worker's
+    deppy home its own (in its own tmpfs)."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    hidden = [str(SHARED), str(tmp_path_factory.getbasetemp())]
+    basetemp = tmp_path_factory.getbasetemp()
     dask = str(BIN / "dask")
     serve = [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
     started = [subprocess.Popen([*network, *serve], **quiet)]
     try:
         for n in range(WORKERS):
-            covers = " && ".join(f"mount -t tmpfs none '{path}'" for path in hidden)
-            home = f"{hidden[-1]}/worker-home"
-            script = (
-                f"{covers} && mkdir '{home}' && DEPPY_HOME='{home}' exec '{BIN / 'dask'}' worker "
-                f"{address} --name w{n} --nthreads 1 --no-nanny --no-dashboard --host 127.0.0.1"
+            home = basetemp / "worker-home"
+            worker = (
+                f"mkdir -p '{home}' && DEPPY_HOME='{home}' exec '{dask}' worker {address} "
+                f"--name w{n} --nthreads 1 --no-nanny --no-dashboard --host 127.0.0.1"
             )
+            script = _covered([ROOT.parent, SHARED, basetemp], worker)
             started.append(
                 subprocess.Popen([*network, "unshare", "--mount", "sh", "-c", script], **quiet)
             )
@@ -120,13 +121,29 @@ def scheduler(
             address,
             f"c.wait_for_workers({WORKERS}, timeout=60)\n"
             f"print(sorted(c.run(os.path.exists, {str(COMMUNITY)!r}).values()) + "
-            f"sorted(c.run(os.path.exists, {str(fleet)!r}).values()))",
+            f"sorted(c.run(os.path.exists, {str(fleet)!r}).values()) + "
+            f"sorted(c.run(os.path.exists, {str(ROOT / 'tests')!r}).values()))",
         )
-        assert seen == str([False] * WORKERS * 2), "the workers see the command's files"
+        assert seen == str([False] * WORKERS * 3), "the workers see the command's files"
         yield address
     finally:
         for process in reversed(started):
             _stop(process)
+
+
+def _covered(paths: list[Path], command: str) -> str:
+    """A script that covers ``paths`` (those under no other of them) with an empty tmpfs,
+    keeping only deppy's installation (this virtual environment and deppy's source, which an
+    editable install imports) where they were, then runs ``command``."""
+    import deppy
+
+    keep = [Path(sys.prefix), Path(deppy.__file__).resolve().parents[1]]
+    tops = [p for p in paths if not any(o != p and o in p.parents for o in paths)]
+    lines = ["mount -t tmpfs none /mnt"]
+    lines += [f"mkdir /mnt/k{n} && mount --bind '{k}' /mnt/k{n}" for n, k in enumerate(keep)]
+    lines += [f"mount -t tmpfs none '{top}'" for top in dict.fromkeys(tops)]
+    lines += [f"mkdir -p '{k}' && mount --move /mnt/k{n} '{k}'" for n, k in enumerate(keep)]
+    return " && ".join([*lines, command])
 
 
 def _on_the_cluster(network: list[str], address: str, code: str) -> str:

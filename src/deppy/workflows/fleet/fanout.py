@@ -104,22 +104,30 @@ def plan_packed(
 
 
 def plan_shipped(
-    settings: FleetSettings, refs: Sequence[ClusterRef], contents: dict[str, bytes]
+    settings: FleetSettings, refs: Sequence[ClusterRef], contents: dict[str, bytes], run: str
 ) -> tuple[bytes, int, Rollup]:
     """``plan_packed`` on a worker of a remote dask cluster: the catalogs fetched first (the
     shipped ones unpacked, the images pulled, once per worker: ``fleet.shipping``). A worker
-    that cannot fetch them fails the batch as one error record per cluster, saying why, and
-    at once: a registry that does not answer is given up after ``--registry-timeout``."""
+    that cannot fetch them fails the batch as one error record per cluster, saying why: a
+    registry that does not answer is given up after ``--registry-timeout``, once per run (the
+    worker's later batches of the run fail at once, not after another wait each)."""
     from deppy.workflows.fleet.shipping import settings_here
 
-    try:
-        here = settings_here(settings, contents)
-        planner_for(here)
-    except (DeppyError, OSError) as error:
-        why = f"this dask worker could not fetch the catalogs: {error}"
-        (data, count), rollup = _error_records(refs, why)
-        return zlib.compress(data, 1), count, rollup
-    return plan_packed(here, refs)
+    why = _UNFETCHABLE.get(run)
+    if why is None:
+        try:
+            here = settings_here(settings, contents)
+            planner_for(here)
+            return plan_packed(here, refs)
+        except (DeppyError, OSError) as error:
+            why = f"this dask worker could not fetch the catalogs: {error}"
+            _UNFETCHABLE.clear()  # one run's at a time
+            _UNFETCHABLE[run] = why
+    (data, count), rollup = _error_records(refs, why)
+    return zlib.compress(data, 1), count, rollup
+
+
+_UNFETCHABLE: dict[str, str] = {}  # run -> why this worker could not fetch its catalogs
 
 
 def _unpacked(packed: tuple[bytes, int, Rollup], *, compressed: bool) -> Batch:
@@ -403,7 +411,9 @@ def _on_dask(
             key = f"deppy-fleet-{run}-{n}"
             if remote:
                 sent = [with_content(r) for r in batch]
-                future = client.submit(plan_shipped, settings, sent, shipped, key=key, pure=False)
+                future = client.submit(
+                    plan_shipped, settings, sent, shipped, run, key=key, pure=False
+                )
             else:
                 future = client.submit(
                     plan_packed, settings, list(batch), compress=False, key=key, pure=False
