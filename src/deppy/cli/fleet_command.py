@@ -21,6 +21,7 @@ from deppy.oci.reference import is_image_reference
 
 if TYPE_CHECKING:
     from deppy.oci.pull import PullOptions
+    from deppy.oci.reference import RegistryReference
     from deppy.workflows.fleet.inputs import ClusterRef
     from deppy.workflows.fleet.plan import FleetSettings
     from deppy.workflows.fleet.rollup import Rollup
@@ -45,18 +46,42 @@ def _absolute(spec: str, *, remote: bool = False) -> str:
         from deppy.oci.reference import RegistryReference, parse_reference
         from deppy.workflows.catalog_loading import images_path
 
-        pulled = pulled_image(path, images_path(), report=stderr(quiet=False))
         name, colon, priority = rest.partition(":")
         image = parse_reference(path)
         if remote and isinstance(image, RegistryReference):
-            by_digest = f"docker://{image.registry}/{image.repository}@{pulled.digest}"
-            return f"{by_digest}={name or pulled.name}{colon}{priority}"
+            digest = image.digest or _tag_digest(image)
+            by_digest = f"docker://{image.registry}/{image.repository}@{digest}"
+            return f"{by_digest}={name or image.name}{colon}{priority}"
+        pulled = pulled_image(path, images_path(), report=stderr(quiet=False))
         if pulled.kind != "fbc":
             return spec
         return f"{pulled.path}={name or pulled.name}{colon}{priority}"
     if "://" in path or not Path(path).exists():
         return spec  # a URL or a stored catalog's name
     return str(Path(path).resolve()) + sep + rest
+
+
+def _tag_digest(image: RegistryReference) -> str:
+    """The digest the tag names now, for workers that pull the image themselves: one HEAD, no
+    pull here. A registry this machine cannot reach: the digest it last read (with the
+    usual warning), else the pull's own error."""
+    from deppy.catalog.image_catalog import pull_options, pulled_image
+    from deppy.oci.auth import auth_from_files
+    from deppy.oci.fetch import RegistryImage
+    from deppy.oci.session import RegistryError
+    from deppy.workflows.catalog_loading import images_path
+
+    options = pull_options()
+    if not options.offline:
+        try:
+            return RegistryImage(
+                image, auth=auth_from_files(), tls_verify=options.tls_verify,
+                timeout=options.timeout,
+            ).tag_digest()  # fmt: skip
+        except RegistryError as error:
+            if not error.retriable:
+                raise
+    return pulled_image(image.text, images_path(), report=stderr(quiet=False)).digest
 
 
 def _pull_options() -> PullOptions:
