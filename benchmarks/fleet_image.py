@@ -126,9 +126,14 @@ def main() -> None:
                           f"requests; load average {os.getloadavg()[0]:.2f}")  # fmt: skip
                 image_out = (work / "image.jsonl").read_bytes()
                 assert image_out == (work / "directory.jsonl").read_bytes(), "plans differ"
+                lines = image_out.splitlines()
+                errors = sum(b'"error"' in line for line in lines)
+                assert len(lines) == args.clusters, f"{len(lines)} records"
+                assert errors < args.clusters // 10, f"{errors} of {len(lines)} records are errors"
     image_wall = statistics.median(walls["image"])
     directory_wall = statistics.median(walls["directory"])
-    print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average now: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          f"the plans: {args.clusters} records, {errors} of them errors")  # fmt: skip
     print(
         f"fleet image: {args.clusters} clusters, {args.workers} workers, image {image_wall:.1f} s,"
         f" directory {directory_wall:.1f} s (medians of {len(walls['image'])}), ratio "
