@@ -21,6 +21,8 @@ from deppy.errors import DeppyError, InputError
 from deppy.oci.reference import is_image_reference
 
 if TYPE_CHECKING:
+    from deppy.oci.pull import PullOptions
+    from deppy.oci.reference import RegistryReference
     from deppy.workflows.fleet.inputs import ClusterRef
     from deppy.workflows.fleet.plan import FleetSettings
     from deppy.workflows.fleet.rollup import Rollup
@@ -33,23 +35,60 @@ def fleet_group() -> None:
     """Plan many clusters at once (cluster exports or kubeconfig contexts)."""
 
 
-def _absolute(spec: str) -> str:
+def _absolute(spec: str, *, remote: bool = False) -> str:
     """A ``--catalog`` spec whose path exists, made absolute: workers may run elsewhere. A
     catalog image is read here, once, with this command's registry options, and the workers
-    get the directory it was unpacked to (a SQLite image stays a reference)."""
+    get the directory it was unpacked to (a SQLite image stays a reference); ``remote``
+    workers (``--scheduler``, no shared files) get a registry image by its digest, to pull
+    themselves, and an OCI layout's as that directory, whose content is sent them."""
     path, sep, rest = spec.partition("=")
     if is_image_reference(path):
         from deppy.catalog.image_catalog import pulled_image
+        from deppy.oci.reference import RegistryReference, parse_reference
         from deppy.workflows.catalog_loading import images_path
 
+        name, colon, priority = rest.partition(":")
+        image = parse_reference(path)
+        if remote and isinstance(image, RegistryReference):
+            digest = image.digest or _tag_digest(image)
+            by_digest = f"docker://{image.registry}/{image.repository}@{digest}"
+            return f"{by_digest}={name or image.name}{colon}{priority}"
         pulled = pulled_image(path, images_path(), report=stderr(quiet=False))
         if pulled.kind != "fbc":
             return spec
-        name, colon, priority = rest.partition(":")
         return f"{pulled.path}={name or pulled.name}{colon}{priority}"
     if "://" in path or not Path(path).exists():
         return spec  # a URL or a stored catalog's name
     return str(Path(path).resolve()) + sep + rest
+
+
+def _tag_digest(image: RegistryReference) -> str:
+    """The digest the tag names now, for workers that pull the image themselves: one HEAD, no
+    pull here. A registry this machine cannot reach: the digest it last read (with the
+    usual warning), else the pull's own error."""
+    from deppy.catalog.image_catalog import pull_options, pulled_image
+    from deppy.oci.auth import auth_from_files
+    from deppy.oci.fetch import RegistryImage
+    from deppy.oci.session import RegistryError
+    from deppy.workflows.catalog_loading import images_path
+
+    options = pull_options()
+    if not options.offline:
+        try:
+            return RegistryImage(
+                image, auth=auth_from_files(), tls_verify=options.tls_verify,
+                timeout=options.timeout,
+            ).tag_digest()  # fmt: skip
+        except RegistryError as error:
+            if not error.retriable:
+                raise
+    return pulled_image(image.text, images_path(), report=stderr(quiet=False)).digest
+
+
+def _pull_options() -> PullOptions:
+    from deppy.catalog.image_catalog import pull_options
+
+    return pull_options()
 
 
 def _default_workers() -> int:
@@ -94,7 +133,9 @@ def _default_workers() -> int:
 @click.option(
     "--scheduler",
     metavar="tcp://HOST:PORT",
-    help="Run on this dask.distributed scheduler instead of an embedded one.",
+    help="Run on this dask.distributed scheduler instead of an embedded one. Its workers need "
+    "deppy, nothing else: the exports and catalog directories are sent to them, a catalog "
+    "image is pulled by each (by digest, with the registry options given here).",
 )
 @click.option(
     "--batch-size",
@@ -143,13 +184,15 @@ def plan_cmd(
         raise click.UsageError("give one target: --ocp-version or --kube-version")
     if scheduler is not None and workers is not None:
         raise click.UsageError("--workers starts a local scheduler; --scheduler names one")
+    remote = scheduler is not None
     settings = FleetSettings(
-        catalogs=tuple(_absolute(c) for c in catalogs),
-        since=tuple(_absolute(c) for c in since),
+        catalogs=tuple(_absolute(c, remote=remote) for c in catalogs),
+        since=tuple(_absolute(c, remote=remote) for c in since),
         target_ocp=ocp_version,
         target_kube=kube_version,
         kubeconfig=kubeconfig,
         rules=rules,
+        pull=_pull_options() if remote else None,
     )
     settings.check()  # a bad target or catalog fails here, before any worker starts
     rollup = Rollup()

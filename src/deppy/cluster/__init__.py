@@ -34,7 +34,7 @@ door.
 """
 
 from deppy.cluster.catalogs import CatalogEndpoint, catalog_endpoints, load_cluster_catalogs
-from deppy.cluster.export import export_document, read_cluster_files
+from deppy.cluster.export import export_document, read_cluster_export, read_cluster_files
 from deppy.cluster.installed import (
     HAND_INSTALLED_CATALOG,
     HAND_INSTALLED_CHANNEL,
@@ -69,5 +69,6 @@ __all__ = [
     "project_csv",
     "project_properties",
     "projected_properties",
+    "read_cluster_export",
     "read_cluster_files",
 ]

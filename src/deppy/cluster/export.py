@@ -225,7 +225,7 @@ def _documents(path: Path) -> Iterator[tuple[Any, str]]:
     return _parsed(data, path)
 
 
-def _parsed(data: bytes, path: Path) -> Iterator[tuple[Any, str]]:
+def _parsed(data: bytes, path: Path | str) -> Iterator[tuple[Any, str]]:
     """The documents of one file's (or standard input's) bytes, each with where it is."""
     import yaml
 
@@ -272,11 +272,27 @@ def read_cluster_files(path: str | os.PathLike[str]) -> ClusterState:
         for doc, where in found:
             collector.add(doc, where)
     if collector.recognised == 0:
-        raise InputError(
-            str(root),
-            "holds no ClusterServiceVersion, Subscription, CatalogSource, OperatorGroup, "
-            "ClusterCatalog, ClusterExtension or ClusterExport"
-            + (f" ({collector.ignored} objects of other kinds)" if collector.ignored else ""),
-            "export with 'deppy cluster export', or 'kubectl get csv,sub,catsrc -A -o yaml'",
-        )
+        raise _nothing_recognised(str(root), collector)
     return collector.state(str(root))
+
+
+def _nothing_recognised(where: str, collector: _Collector) -> InputError:
+    return InputError(
+        where,
+        "holds no ClusterServiceVersion, Subscription, CatalogSource, OperatorGroup, "
+        "ClusterCatalog, ClusterExtension or ClusterExport"
+        + (f" ({collector.ignored} objects of other kinds)" if collector.ignored else ""),
+        "export with 'deppy cluster export', or 'kubectl get csv,sub,catsrc -A -o yaml'",
+    )
+
+
+def read_cluster_export(data: bytes, path: str) -> ClusterState:
+    """Cluster state from the bytes of the export file ``path`` as another machine read them
+    (a fleet plan's dask worker that cannot see the file): the state, and each error, as
+    :func:`read_cluster_files` gives for the file itself."""
+    collector = _Collector()
+    for doc, where in _parsed(data, path):
+        collector.add(doc, where)
+    if collector.recognised == 0:
+        raise _nothing_recognised(path, collector)
+    return collector.state(path)

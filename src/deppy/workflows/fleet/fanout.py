@@ -2,8 +2,9 @@
 
 * ``workers=0``: in this process, one cluster after the other (no dask at all);
 * otherwise an embedded ``LocalCluster`` of ``workers`` processes on this machine (loopback
-  only, no dashboard), or an existing dask.distributed cluster (``scheduler="tcp://HOST:PORT"``:
-  deppy, its catalogs' paths or stored names and the exports' paths must be reachable there).
+  only, no dashboard), or an existing dask.distributed cluster (``scheduler="tcp://HOST:PORT"``,
+  where deppy must be installed and nothing else is shared: each batch carries its exports'
+  content, and the catalogs are named by what a worker can fetch, ``fleet.shipping``).
 
 The clusters go out in batches (``batch_size`` references each: a few bytes); a worker plans a
 batch with its process's planner (``planner_for``: catalogs loaded once per process, caches
@@ -39,11 +40,11 @@ from typing import Any, NamedTuple
 import orjson
 
 from deppy.errors import DeppyError, InputError
-from deppy.workflows.fleet.inputs import ClusterRef
+from deppy.workflows.fleet.inputs import ClusterRef, with_content
 from deppy.workflows.fleet.plan import FleetSettings, planner_for
 from deppy.workflows.fleet.rollup import Rollup
 
-__all__ = ["Lines", "plan_batch", "plan_fleet", "plan_packed"]
+__all__ = ["Lines", "plan_batch", "plan_fleet", "plan_packed", "plan_shipped"]
 
 Progress = Callable[[int, int], None]
 IN_FLIGHT_PER_WORKER = 3
@@ -102,6 +103,33 @@ def plan_packed(
     return (zlib.compress(data, 1) if compress else data), count, rollup
 
 
+def plan_shipped(
+    settings: FleetSettings, refs: Sequence[ClusterRef], contents: dict[str, bytes], run: str
+) -> tuple[bytes, int, Rollup]:
+    """``plan_packed`` on a worker of a remote dask cluster: the catalogs fetched first (the
+    shipped ones unpacked, the images pulled, once per worker: ``fleet.shipping``). A worker
+    that cannot fetch them fails the batch as one error record per cluster, saying why: a
+    registry that does not answer is given up after ``--registry-timeout``, once per run (the
+    worker's later batches of the run fail at once, not after another wait each)."""
+    from deppy.workflows.fleet.shipping import settings_here
+
+    why = _UNFETCHABLE.get(run)
+    if why is None:
+        try:
+            here = settings_here(settings, contents)
+            planner_for(here)
+            return plan_packed(here, refs)
+        except (DeppyError, OSError) as error:
+            why = f"this dask worker could not fetch the catalogs: {error}"
+            _UNFETCHABLE.clear()  # one run's at a time
+            _UNFETCHABLE[run] = why
+    (data, count), rollup = _error_records(refs, why)
+    return zlib.compress(data, 1), count, rollup
+
+
+_UNFETCHABLE: dict[str, str] = {}  # run -> why this worker could not fetch its catalogs
+
+
 def _unpacked(packed: tuple[bytes, int, Rollup], *, compressed: bool) -> Batch:
     blob, count, rollup = packed
     return Batch(Lines(zlib.decompress(blob) if compressed else blob, count), rollup)
@@ -135,9 +163,13 @@ def plan_fleet(
     if workers == 0 and scheduler is None:
         yield from _in_process(refs, settings, progress, summed)
         return
+    contents: dict[str, bytes] | None = None  # what the workers of --scheduler are sent
+    if scheduler is not None:  # they see none of this machine's files (before connecting)
+        from deppy.workflows.fleet.shipping import settings_for_workers
+
+        settings, contents = settings_for_workers(settings)
     with _client(workers, scheduler, settings, refs) as client:
-        remote = scheduler is not None  # else the embedded cluster, on this machine
-        yield from _on_dask(client, refs, settings, batch_size, progress, summed, remote=remote)
+        yield from _on_dask(client, refs, settings, batch_size, progress, summed, contents)
 
 
 def default_batch_size(clusters: int, workers: int) -> int:
@@ -382,9 +414,10 @@ def _on_dask(
     batch_size: int | None,
     progress: Progress | None,
     rollup: Rollup,
-    *,
-    remote: bool,
+    contents: dict[str, bytes] | None,
 ) -> Iterator[Lines]:
+    """The batches on dask; ``contents``: the catalogs to send the workers of a remote
+    cluster (None: the embedded cluster, on this machine)."""
     from distributed import as_completed
 
     run = uuid.uuid4().hex[:12]  # keys unique per run: a shared scheduler may hold older ones
@@ -395,17 +428,21 @@ def _on_dask(
     limit = max(IN_FLIGHT_PER_WORKER * workers, 2)
     waiting = iter(enumerate(batches))
     batch_of: dict[Any, int] = {}
+    remote = contents is not None
+    shipped = client.scatter(contents, broadcast=True) if contents else {}
 
     def submit() -> Any | None:
         for n, batch in waiting:
-            future = client.submit(
-                plan_packed,
-                settings,
-                list(batch),
-                compress=remote,
-                key=f"deppy-fleet-{run}-{n}",
-                pure=False,
-            )
+            key = f"deppy-fleet-{run}-{n}"
+            if remote:
+                sent = [with_content(r) for r in batch]
+                future = client.submit(
+                    plan_shipped, settings, sent, shipped, run, key=key, pure=False
+                )
+            else:
+                future = client.submit(
+                    plan_packed, settings, list(batch), compress=False, key=key, pure=False
+                )
             batch_of[future] = n
             return future
         return None

@@ -21,13 +21,24 @@ import errno
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deppy.cluster import ClusterState, read_cluster_files
-from deppy.errors import InputError, printable_path, special_file
+from deppy.cluster import ClusterState, read_cluster_export, read_cluster_files
+from deppy.errors import DeppyError, InputError, printable_path, special_file
 
-__all__ = ["CONTEXT_PREFIX", "ClusterRef", "cluster_refs", "read_ref"]
+__all__ = [
+    "CONTEXT_PREFIX",
+    "EXPORT_LIMIT",
+    "ClusterRef",
+    "cluster_refs",
+    "read_ref",
+    "with_content",
+]
+
+EXPORT_LIMIT = 64 * 1024 * 1024
+"""The largest export a client sends a remote worker (a batch holds at most 500 of them and
+a few batches are in flight; real exports are tens of KB)."""
 
 CONTEXT_PREFIX = "context:"
 _SUFFIXES = (".yaml", ".yml", ".json")
@@ -37,13 +48,18 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 class ClusterRef:
     """One cluster of the fleet: ``index`` is its place in the input (records come out in
     that order), ``name`` what the report calls it (printable), ``path`` or ``context`` where
-    it is; ``problem`` why it cannot be read, found while listing (it has no path then)."""
+    it is; ``problem`` why it cannot be read, found while listing (it has no path then).
+
+    For a worker that cannot see the client's files (``with_content``): ``content`` is the
+    export's bytes, read by the client, or ``failed`` the error its read gave there."""
 
     index: int
     name: str
     path: str | None = None
     context: str | None = None
     problem: str | None = None
+    content: bytes | None = None
+    failed: str | None = None
 
 
 _NOT_UTF8 = "the file name is not UTF-8; rename the file (a cluster is named by its file)"
@@ -156,8 +172,40 @@ def read_ref(ref: ClusterRef, kubeconfig: str | None) -> ClusterState:
     read (the planner makes that the cluster's error record)."""
     if ref.problem is not None:
         raise InputError(ref.name, ref.problem)
+    if ref.failed is not None:
+        raise DeppyError(ref.failed)
+    if ref.content is not None and ref.path is not None:
+        return read_cluster_export(ref.content, str(Path(ref.path)))
     if ref.path is not None:
         return read_cluster_files(ref.path)
     from deppy.cluster.live import read_live
 
     return read_live(kubeconfig, ref.context)
+
+
+def with_content(ref: ClusterRef) -> ClusterRef:
+    """The reference with its export's bytes, for a worker on another machine (a dask
+    cluster shares no file system): the worker reads the cluster from them as it would from
+    the file, and says the same (``source`` is still the client's path). A file that cannot
+    be read here travels as its error (the words a worker reading it would have said); one
+    past ``EXPORT_LIMIT`` as that, never whole."""
+    if ref.path is None:
+        return ref
+    try:
+        with open(ref.path, "rb") as file:  # a FIFO or device was refused when listed
+            data = file.read(EXPORT_LIMIT + 1)
+    except OSError:
+        try:
+            read_cluster_files(ref.path)
+        except DeppyError as error:
+            return replace(ref, failed=str(error))
+        return ref  # readable after all (a directory of kubectl output): read where it is
+    if len(data) > EXPORT_LIMIT:
+        why = InputError(
+            str(Path(ref.path)),
+            f"is larger than {EXPORT_LIMIT // (1024 * 1024)} MiB, the most a fleet plan sends "
+            "a dask worker",
+            "export only the operators' objects ('deppy cluster export')",
+        )
+        return replace(ref, failed=str(why))
+    return replace(ref, content=data)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from deppy.catalog.catalog_set import BundleSource
 from deppy.catalog.model import Bundle
@@ -41,6 +41,9 @@ from deppy.workflows.upgrades import (
     upgrade_reports,
 )
 
+if TYPE_CHECKING:
+    from deppy.oci.pull import PullOptions
+
 __all__ = ["FleetSettings", "Planner", "forget_planners", "planner_for"]
 
 CACHE_LIMIT = 200_000  # reports kept per planner; past it the cache starts again (bounded memory)
@@ -51,7 +54,9 @@ class FleetSettings:
     """What every worker needs to plan any cluster: picklable, hashable, small.
 
     ``catalogs`` and ``since`` are ``--catalog`` specs (absolute paths or stored names), read
-    on the worker; ``since`` empty means no comparison with an older catalog release."""
+    on the worker; ``since`` empty means no comparison with an older catalog release.
+    ``pull``: the command's registry options, for workers that pull catalog images themselves
+    (a remote dask cluster's, ``fleet.shipping``); None where the command pulled them."""
 
     catalogs: tuple[str, ...] = ()
     since: tuple[str, ...] = ()
@@ -59,6 +64,7 @@ class FleetSettings:
     target_kube: str | None = None
     kubeconfig: str | None = None
     rules: str | None = None  # None: olm-v0 for a cluster with Subscriptions, else deppy
+    pull: PullOptions | None = None
 
     def check(self) -> None:
         """Fails fast, before any worker starts, on what would fail every cluster: a target
