@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from deppy.catalog.model import GVK, Bundle, PackageRequirement
 from deppy.catalog.semver import VersionRange
 from deppy.errors import InputError
-from deppy.resolution.context import ResolutionContext
+from deppy.resolution.context import InstalledMoves, ResolutionContext
+from deppy.resolution.request import InstalledBundle
 from deppy.resolution.variables import INVALID_CONSTRAINT, Needs
 
 # A rule set's order of a dependency's candidates (``RuleSet.dependency_order``)
@@ -24,6 +25,31 @@ def deppy_order(
 ) -> list[Bundle]:
     """deppy's own: the dependent's catalog first, then as ``CandidateOrder`` sorts."""
     return context.order.sort(found, prefer_catalog=dependent.catalog)
+
+
+class DeppyChoices:
+    """The answers deppy's rules and OLM v1's give alike (OLM v0's differ in each): runtime
+    constraints apply to installed bundles too, an installed bundle moves along its channel's
+    upgrade edges (``resolution.installed``), a dependency's candidates come in deppy's order,
+    and only deppy's words say why a dependency is unmet. A rule set takes them by inheriting."""
+
+    runtime_on_installed = True
+
+    @staticmethod
+    def installed_moves(
+        installed: InstalledBundle, current: Bundle, context: ResolutionContext
+    ) -> InstalledMoves | None:
+        return None  # along the channel's upgrade edges (resolution.installed)
+
+    @staticmethod
+    def dependency_order(
+        dependent: Bundle, found: Sequence[Bundle], context: ResolutionContext
+    ) -> list[Bundle]:
+        return deppy_order(dependent, found, context)
+
+    @staticmethod
+    def need_words(dependent: Bundle) -> list[str | None]:
+        return []  # deppy's words only
 
 
 def needs_of(

@@ -8,19 +8,16 @@ default channel, highest version first, deprecated last.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from deppy.catalog.model import Bundle
-from deppy.resolution.context import InstalledMoves, ResolutionContext
-from deppy.resolution.dependencies import deppy_order, package_absent
-from deppy.resolution.request import InstalledBundle, RequiredPackage
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.dependencies import DeppyChoices, package_absent
+from deppy.resolution.request import RequiredPackage
 
 
-class DeppyRules:
+class DeppyRules(DeppyChoices):
     """Which candidates, in which order, and why none: deppy's answers."""
 
     name = "deppy"
-    runtime_on_installed = True
 
     @staticmethod
     def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
@@ -79,19 +76,3 @@ class DeppyRules:
             f"every version of {package}{scope}{ranged} is ignored "
             f"({', '.join(str(v) for v in in_range)})"
         )
-
-    @staticmethod
-    def installed_moves(
-        installed: InstalledBundle, current: Bundle, context: ResolutionContext
-    ) -> InstalledMoves | None:
-        return None  # along the channel's upgrade edges (resolution.installed)
-
-    @staticmethod
-    def dependency_order(
-        dependent: Bundle, found: Sequence[Bundle], context: ResolutionContext
-    ) -> list[Bundle]:
-        return deppy_order(dependent, found, context)
-
-    @staticmethod
-    def need_words(dependent: Bundle) -> list[str | None]:
-        return []  # deppy's words only

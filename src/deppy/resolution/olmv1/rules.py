@@ -21,7 +21,6 @@ installed bundle is the one candidate: OLM v1's controller falls back to it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deppy.catalog.model import Bundle
@@ -32,8 +31,8 @@ from deppy.catalog.olmv1 import (
     sort_newest_first,
     successor_of,
 )
-from deppy.resolution.context import InstalledMoves, ResolutionContext
-from deppy.resolution.dependencies import deppy_order
+from deppy.resolution.context import ResolutionContext
+from deppy.resolution.dependencies import DeppyChoices
 from deppy.resolution.installed import CLUSTER_CATALOG
 from deppy.resolution.request import (
     SELF_CERTIFIED,
@@ -242,11 +241,10 @@ def _kept(installed: InstalledBundle) -> Bundle:
     )
 
 
-class OLMv1Rules:
+class OLMv1Rules(DeppyChoices):
     """Which candidates, in which order, and why none: OLM v1's answers."""
 
     name = "olmv1"
-    runtime_on_installed = True
 
     @staticmethod
     def candidates(requirement: RequiredPackage, context: ResolutionContext) -> list[Bundle]:
@@ -262,22 +260,6 @@ class OLMv1Rules:
         if not outcome.figures:
             figures = nothing_walked(outcome.terms)
         return f"{outcome.error(requirement.package)} ({figures})"
-
-    @staticmethod
-    def installed_moves(
-        installed: InstalledBundle, current: Bundle, context: ResolutionContext
-    ) -> InstalledMoves | None:
-        return None  # along the channel's upgrade edges (resolution.installed)
-
-    @staticmethod
-    def dependency_order(
-        dependent: Bundle, found: Sequence[Bundle], context: ResolutionContext
-    ) -> list[Bundle]:
-        return deppy_order(dependent, found, context)
-
-    @staticmethod
-    def need_words(dependent: Bundle) -> list[str | None]:
-        return []  # deppy's words only
 
 
 def nothing_walked(terms: ExtensionTerms) -> str:
