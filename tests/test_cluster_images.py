@@ -57,10 +57,14 @@ def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
     yield from registry_for_tests(tmp_path_factory.mktemp("registry"))
 
 
-def _push(registry: Registry, root: Path, repository: str, tag: str, package: str) -> str:
-    """The one-package catalog image pushed as ``repository:tag``; its digest reference."""
+def _push(
+    registry: Registry, root: Path, repository: str, tag: str, package: str | list[Entry]
+) -> str:
+    """The one-package catalog image (or one of ``entries``) pushed as ``repository:tag``;
+    its digest reference."""
     layout = Layout(root)
-    layout.tag(layout.image([Layer(_package(package))]), tag)
+    entries = _package(package) if isinstance(package, str) else package
+    layout.tag(layout.image([Layer(entries)]), tag)
     target = f"docker://{registry.address}/{repository}:{tag}"
     copied = skopeo("copy", "--dest-tls-verify=false", f"oci:{root}:{tag}", target)
     assert copied.returncode == 0, copied.stderr
@@ -291,3 +295,63 @@ def test_an_export_records_the_digest_a_catalogsources_registry_pod_runs(
     ]  # fmt: skip
     assert exported["metadata"]["annotations"][IMAGE_ID_ANNOTATION] == f"docker-pullable://{digest}"
     assert _resolve(export, "one", "--namespace", namespace)[:2] == (0, ["one"])
+
+
+# -- fleets ------------------------------------------------------------------------------------
+
+
+def _requests(log: Path) -> list[str]:
+    import re
+
+    return re.findall(r'"(?:GET|HEAD) (/v2/[^ ?]+/(?:manifests|blobs)/[^ ?]+)', log.read_text())
+
+
+@needs_registry
+def test_a_fleet_plan_reads_each_image_its_exports_name_once_and_plans_as_the_directory(
+    tmp_path: Path,
+) -> None:
+    """Six exports whose CatalogSource names one image, one naming a missing image: the image
+    is pulled once for the run (its blobs fetched once, whatever the workers), the plan is
+    byte for byte the plan against the catalog's directory, and the missing image is one
+    warning naming the object and the reference; that cluster is an error record."""
+    from benchmarks.fleet_exports import write_fleet
+
+    from deppy.catalog.catalog_set import CatalogSet
+    from deppy.catalog.fbc import load_catalog
+    from tests.catalog_images import catalog_entries
+    from tests.cluster_helpers import subset_catalog
+    from tests.registry import running_registry
+
+    directory = subset_catalog(tmp_path / "community")
+    fleet = tmp_path / "fleet"
+    source = CatalogSet([load_catalog(directory, name="community")])
+    paths = write_fleet(source, fleet, 6, low=2, high=4)
+    with running_registry(tmp_path / "registry", access_log=True) as logged:
+        entries = catalog_entries(directory)
+        _push(logged, tmp_path / "layout", "catalogs/fleet", "v1", entries)
+        for path in paths:
+            document = json.loads(path.read_text())
+            document["catalogSources"] = [
+                _catalog_source("community", f"{logged.address}/catalogs/fleet:v1")
+            ]
+            path.write_text(json.dumps(document))
+        asked = ("fleet", "plan", str(fleet), "--ocp-version", "4.20", "-o", "json")
+        from_directory = run(*asked, "--catalog", f"{directory}=community", "--workers", "0")
+        assert from_directory[0] == 0, from_directory[2]
+        before = len(_requests(tmp_path / "registry" / "registry.log"))
+        from_images = run(*asked, "--workers", "2", "--tls-verify=false")
+        assert from_images == from_directory
+        fetched = _requests(tmp_path / "registry" / "registry.log")[before:]
+        blobs = [r for r in fetched if "/blobs/" in r]
+        assert len(blobs) == len(set(blobs)) == 2  # the config and the one layer, once each
+        missing = f"{logged.address}/catalogs/absent:v1"
+        document = json.loads(paths[0].read_text())
+        document["catalogSources"] = [_catalog_source("community", missing)]
+        paths[0].write_text(json.dumps(document))
+        code, out, err = run(*asked, "--workers", "0", "--tls-verify=false")
+    said = " ".join(err.split())
+    assert code == 0 and said.count(f"docker://{missing}") == 1, err
+    assert "CatalogSource olm/community" in said and "has no manifest v1" in said
+    records = json.loads(out)["clusters"]
+    assert "none of its 1 catalog images could be read" in records[0]["error"]
+    assert all("error" not in r for r in records[1:])

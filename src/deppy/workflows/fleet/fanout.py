@@ -73,10 +73,10 @@ def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> Batch:
     """What a worker runs: each cluster's record as JSON lines, and the batch's rollup. A
     cluster that trips a bug becomes an error record saying so (the rest of the batch, and
     the run, go on)."""
-    planner = planner_for(settings)
     records = []
     rollup = Rollup()
     for ref in refs:
+        planner = planner_for(settings, ref.catalog_set)  # a catalog it cannot read: the batch's
         try:
             record = planner.plan(ref)
         except Exception as error:  # a bug: one cluster's, reported, not the run's end

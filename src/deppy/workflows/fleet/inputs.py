@@ -37,13 +37,16 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 class ClusterRef:
     """One cluster of the fleet: ``index`` is its place in the input (records come out in
     that order), ``name`` what the report calls it (printable), ``path`` or ``context`` where
-    it is; ``problem`` why it cannot be read, found while listing (it has no path then)."""
+    it is; ``problem`` why it cannot be read, found while listing (it has no path then);
+    ``catalog_set`` the catalogs its export names as images (``FleetSettings.catalog_sets``;
+    None: the run's ``--catalog``, or the stored catalogs)."""
 
     index: int
     name: str
     path: str | None = None
     context: str | None = None
     problem: str | None = None
+    catalog_set: int | None = None
 
 
 _NOT_UTF8 = "the file name is not UTF-8; rename the file (a cluster is named by its file)"

@@ -44,6 +44,11 @@ def _survives_fork(planner: Planner) -> bool:
     return all(isinstance(s.source, StoreSource) and s.source.survives_fork for s in sides)
 
 
+def _tuples(value: Any) -> Any:
+    """A setting as the command held it: JSON's lists as tuples, nested ones too."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
 def _warm_up() -> None:
     asked = os.environ.get(WARM_UP_VARIABLE)
     if not asked:
@@ -54,9 +59,7 @@ def _warm_up() -> None:
     warnings.filterwarnings("ignore", "forkserver: waitpid returned unexpected pid")
     try:
         request = orjson.loads(asked)
-        named: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v for k, v in request["settings"].items()
-        }
+        named: dict[str, Any] = {k: _tuples(v) for k, v in request["settings"].items()}
         settings = FleetSettings(**named)
         planner = planner_for(settings)
         if not _survives_fork(planner):
