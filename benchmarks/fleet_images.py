@@ -106,8 +106,8 @@ def main() -> None:
     print(f"  --catalog DIR:        {median['dir']:.2f} s")
     print(f"  the exports' image:   {median['img']:.2f} s ({median['img'] / median['dir']:.2f}x "
           "the directory's, target <= 1.10x)")  # fmt: skip
-    fetched, distinct = max(pulls)
-    print(f"  blobs fetched a run:  {fetched}, {distinct} distinct (equal: one pull per run)")
+    most, distinct = max(pulls)
+    print(f"  blobs fetched a run:  {most}, {distinct} distinct (equal: one pull per run)")
 
 
 if __name__ == "__main__":
