@@ -17,10 +17,16 @@ none left is that cluster's error record.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
+
+import orjson
 
 from deppy.cluster import ClusterState, catalog_endpoints, read_cluster_files
+from deppy.cluster.export import EXPORT_KIND
+from deppy.cluster.objects import sort_key
 from deppy.errors import DeppyError
 from deppy.workflows.fleet.inputs import ClusterRef
 
@@ -61,10 +67,47 @@ def image_catalog_sets(
 def _state(ref: ClusterRef) -> ClusterState | None:
     if ref.path is None or ref.problem is not None:
         return None  # a live cluster, or one the worker reports as unreadable
+    if ref.path.endswith(".json"):
+        quick = _catalog_objects(ref.path)
+        if quick is not None:
+            return quick
     try:
         return read_cluster_files(ref.path)
     except DeppyError:
         return None  # the worker reads it again and makes the error its record
+
+
+QUICK_BYTES = 64 << 20
+"""Larger exports are read whole (with the input limits' words for one too large)."""
+
+
+def _catalog_objects(path: str) -> ClusterState | None:
+    """A JSON export's catalog objects alone, sorted as a full read sorts them, from one
+    parse: the full read checks every object, ~3x the time (~1 s of 10,000 exports, before
+    any worker starts). None: read it whole (not a JSON export, or too large)."""
+    try:
+        if os.path.getsize(path) > QUICK_BYTES:
+            return None
+        with open(path, "rb") as file:
+            data = orjson.loads(file.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("kind") != EXPORT_KIND:
+        return None
+
+    def objects(key: str) -> tuple[dict[str, Any], ...]:
+        found = data.get(key)
+        listed = found if isinstance(found, list) else []
+        kept = {
+            sort_key(o): o
+            for o in listed
+            if isinstance(o, dict) and isinstance(o.get("metadata"), dict)
+        }  # one object per namespace and name, the last, as the full read keeps them
+        return tuple(kept[key] for key in sorted(kept))
+
+    return ClusterState(
+        path, catalog_sources=objects("catalogSources"), cluster_catalogs=objects("clusterCatalogs")
+    )
 
 
 def _specs(
