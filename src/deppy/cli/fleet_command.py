@@ -91,6 +91,14 @@ def _pull_options() -> PullOptions:
     return pull_options()
 
 
+def _default_catalogs(sets: tuple[tuple[str, ...], ...]) -> str:
+    return "the catalog images the exports name" if sets else "the stored catalogs"
+
+
+def _silent(_line: str) -> None:
+    """Where warnings go under -q."""
+
+
 def _default_workers() -> int:
     return max(min(os.cpu_count() or 1, 8), 1)
 
@@ -102,7 +110,8 @@ def _default_workers() -> int:
     "catalogs",
     multiple=True,
     metavar="PATH|NAME",
-    help="The catalog release to plan against (repeatable); default: every stored catalog.",
+    help="The catalog release to plan against (repeatable); default: the catalog images each "
+    "export names (CatalogSources, ClusterCatalogs), else every stored catalog.",
 )
 @click.option(
     "--since",
@@ -206,6 +215,13 @@ def plan_cmd(
             raise InputError(
                 " ".join(clusters), "holds no cluster export", "give .yaml/.json files"
             )
+        if not catalogs:  # the catalogs the exports name as images, each read once, here
+            from dataclasses import replace
+
+            from deppy.workflows.fleet.images import image_catalog_sets
+
+            sets, refs = image_catalog_sets(refs, stderr(quiet=False) or _silent)
+            settings = replace(settings, catalog_sets=sets)
         _write_records(refs, settings, rollup, output, workers, scheduler, batch_size, document)
     except KeyboardInterrupt:  # Ctrl-C: the cluster is closed here (its workers ignore it)
         of = f"{len(refs)} clusters" if refs else "the clusters (still listing them)"
@@ -231,7 +247,10 @@ def plan_cmd(
 
         facts = [
             ("command", "deppy fleet plan"),
-            ("catalogs", ", ".join(catalogs) or "the stored catalogs"),
+            (
+                "catalogs",
+                ", ".join(catalogs) or _default_catalogs(settings.catalog_sets),
+            ),
             ("target", (ocp_version and f"OpenShift {ocp_version}") or kube_version or "none"),
         ]
         if since:

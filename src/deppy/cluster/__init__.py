@@ -23,9 +23,10 @@ Public API (importing ``deppy.cluster`` loads neither ``kubernetes`` nor ``grpc`
   hand-installed CSVs (``.catalog``, None if none: lay it over the other catalogs, e.g. with
   ``deppy.catalog.overlay.Overlay``), the cluster's versions (``.cluster``) and the warnings, the
   note about synthesised properties among them, once.
-* ``catalog_endpoints(state)`` / ``load_cluster_catalogs(endpoints)`` — the cluster's catalogs and
-  reading them; ``deppy.cluster.remote.load_url_catalog(url, name=, priority=)`` reads one
-  ``grpc://`` or ``http(s)://`` catalog. Serving: ``deppy.cluster.registry_server.
+* ``catalog_endpoints(state)`` / ``load_cluster_catalogs(endpoints, load_image=)`` — the
+  cluster's catalogs and reading them (over gRPC or HTTP, else from their images);
+  ``deppy.cluster.remote.load_url_catalog(url, name=, priority=)`` reads one ``grpc://`` or
+  ``http(s)://`` catalog. Serving: ``deppy.cluster.registry_server.
   start_registry_server(catalog)`` (gRPC) and ``deppy.cluster.http_catalog.start_http_server``.
 * Catalog images (built, pushed, pulled) are ``deppy.oci``'s, a room below this one.
 

@@ -1,7 +1,9 @@
 """Reading a live cluster with the official ``kubernetes`` client — GET requests only.
 
 deppy never writes to the cluster: it discovers which OLM APIs are served, lists the objects
-of ``export.SECTIONS`` in all namespaces, and reads ``/version`` and OpenShift's ClusterVersion.
+of ``export.SECTIONS`` in all namespaces, and reads ``/version`` and OpenShift's ClusterVersion;
+the registry pods of CatalogSources with an image (label ``olm.catalogSource``) give the
+digest each runs.
 A list the kubeconfig's user may not read is a problem naming the resource and the missing
 permission, and the rest is still read; an unreachable cluster or refused credentials stop
 everything with one message. ``kubernetes`` is imported here only, when a cluster is read.
@@ -12,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from deppy.cluster.catalogs import IMAGE_ID_ANNOTATION
 from deppy.cluster.kubeconfig import kube_configuration
-from deppy.cluster.objects import is_copied_csv
+from deppy.cluster.objects import is_copied_csv, name_of, namespace_of, text
 from deppy.cluster.state import ClusterState, openshift_version_of
 from deppy.errors import InputError
 
@@ -37,6 +40,8 @@ RESOURCES = (
 )
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 60.0
+TIMEOUT = (CONNECT_TIMEOUT, READ_TIMEOUT)
+CATALOG_SOURCE_LABEL = "olm.catalogSource"  # on the registry pod OLM runs for a CatalogSource
 
 
 def _client(kubeconfig: str | None, context: str | None) -> tuple[ApiClient, str]:
@@ -126,6 +131,10 @@ def read_live(kubeconfig: str | None = None, context: str | None = None) -> Clus
                 if isinstance(obj, dict) and "kind" not in obj:
                     obj["kind"] = kind  # list items carry no kind; exports keep it
             found[attribute] = tuple(objects)
+        if found.get("catalog_sources"):
+            found["catalog_sources"] = _with_pod_images(
+                api, server, found["catalog_sources"], problems
+            )
         openshift = None
         if "v1" in served.get(OPENSHIFT_CONFIG, ()):
             try:
@@ -155,8 +164,72 @@ def read_live(kubeconfig: str | None = None, context: str | None = None) -> Clus
         openshift_version=openshift,
         apis=tuple(apis),
         problems=tuple(problems),
+        live=True,
         **found,
     )
+
+
+def _with_pod_images(
+    api: ApiClient, server: str, sources: tuple[Mapping[str, Any], ...], problems: list[str]
+) -> tuple[Mapping[str, Any], ...]:
+    """The CatalogSources, each with ``spec.image`` annotated with the image digest its
+    registry pod runs (``IMAGE_ID_ANNOTATION``: the pod's ``containerStatuses[].imageID``), so
+    that an export is read at the content the cluster serves, not at wherever the tag has
+    moved since. A namespace whose pods the user may not list is a problem; the tags stay."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
+
+    core = client.CoreV1Api(api)
+    digests: dict[tuple[str, str], str] = {}
+    for namespace in sorted({namespace_of(s) for s in sources if text(s, "spec", "image")}):
+        try:
+            pods = core.list_namespaced_pod(
+                namespace, label_selector=CATALOG_SOURCE_LABEL, _request_timeout=TIMEOUT
+            ).items
+        except ApiException as error:
+            problems.append(
+                f"cluster {server}: cannot list pods in namespace {namespace} ({error.status} "
+                f"{error.reason}); its CatalogSources' images are read at their tags — grant "
+                f"the kubeconfig's user 'list' on pods there"
+            )
+            continue
+        except HTTPError as error:
+            raise _unreachable(server, error) from None
+        # the ready pod's image, else any pod's: a pod being replaced may run the old digest
+        for pod in sorted(pods, key=lambda p: (not _ready(p), _meta(p, "name") or "")):
+            owner = (_meta(pod, "labels") or {}).get(CATALOG_SOURCE_LABEL)
+            for status in (pod.status.container_statuses if pod.status else None) or ():
+                image_id = (status.image_id or "").strip()
+                if owner and "@sha256:" in image_id:
+                    digests.setdefault((namespace, owner), image_id)
+    if not digests:
+        return sources
+    return tuple(
+        _annotated(s, digests[key])
+        if (key := (namespace_of(s), name_of(s))) in digests and text(s, "spec", "image")
+        else s
+        for s in sources
+    )
+
+
+def _meta(pod: Any, field: str) -> Any:
+    return getattr(pod.metadata, field, None) if pod.metadata is not None else None
+
+
+def _ready(pod: Any) -> bool:
+    statuses = (pod.status.container_statuses if pod.status else None) or ()
+    return bool(statuses) and all(s.ready for s in statuses)
+
+
+def _annotated(source: Mapping[str, Any], image_id: str) -> Mapping[str, Any]:
+    copied = dict(source)
+    metadata = dict(copied.get("metadata") or {})
+    annotations = dict(metadata.get("annotations") or {})
+    annotations[IMAGE_ID_ANNOTATION] = image_id
+    metadata["annotations"] = annotations
+    copied["metadata"] = metadata
+    return copied
 
 
 def plural_kind(plural: str) -> str:

@@ -37,6 +37,9 @@ class ClusterState:
     openshift_version: str | None = None
     apis: tuple[str, ...] = ()  # the OLM/OpenShift group versions the cluster serves
     problems: tuple[str, ...] = field(default=())
+    live: bool = False
+    """Read from the API server (its catalogs' in-cluster addresses may be reachable), not from
+    an export."""
 
     def counts(self) -> str:
         """One line for a person: how much was read."""

@@ -8,8 +8,10 @@ need, so they read a cluster the same way:
   ``--installed`` flag for the same package wins over the cluster;
 * cluster versions: from the command line or request file first, else from the cluster;
 * catalogs: ``--catalog`` if given; else the cluster's own CatalogSources (gRPC) and
-  ClusterCatalogs (HTTP), those that cannot be read left out with a warning; a cluster with no
-  catalog object falls back to the stored catalogs. The synthetic catalog is laid over them.
+  ClusterCatalogs (HTTP), or their images where those cannot be reached (an export: always),
+  pulled into deppy's cache with the command's registry options; those that cannot be read
+  left out with a warning; a cluster with no catalog object falls back to the stored catalogs.
+  The synthetic catalog is laid over them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from deppy.catalog.catalog_set import BundleSource, CatalogSet
+from deppy.catalog.model import Catalog
 from deppy.catalog.overlay import Overlay
 from deppy.cluster import (
     ClusterInstalled,
@@ -32,9 +35,21 @@ from deppy.cluster.state import catalog_name_map
 from deppy.errors import InputError
 from deppy.resolution.request import InstalledBundle, ResolutionRequest
 from deppy.resolution.request_parsing import CatalogSpec
-from deppy.workflows.catalog_loading import Report, load_catalogs, report_problems
+from deppy.workflows.catalog_loading import (
+    Report,
+    images_path,
+    load_catalogs,
+    parsed_cache,
+    report_problems,
+)
 
-__all__ = ["ClusterInput", "cluster_input", "cluster_input_with", "read_cluster"]
+__all__ = [
+    "ClusterInput",
+    "cluster_input",
+    "cluster_input_with",
+    "load_cluster_image",
+    "read_cluster",
+]
 
 
 def read_cluster(
@@ -127,7 +142,7 @@ def _catalogs(
             "(give --catalog to choose)"
         )
         return load_catalogs([], report=report), [note]
-    catalogs, warnings = load_cluster_catalogs(endpoints)
+    catalogs, warnings = load_cluster_catalogs(endpoints, load_image=load_cluster_image)
     if not catalogs:
         raise InputError(
             state.where,
@@ -138,6 +153,17 @@ def _catalogs(
         for catalog in catalogs:
             report_problems(catalog, report)
     return CatalogSet(catalogs), warnings
+
+
+def load_cluster_image(reference: str, name: str, priority: int) -> tuple[Catalog, tuple[str, ...]]:
+    """A cluster catalog's image, pulled into deppy's cache (once per digest, with the
+    command's registry options) and parsed once (the parsed-catalog cache)."""
+    from deppy.catalog.image_catalog import load_pulled, pulled_image
+
+    pulled = pulled_image(reference, images_path(), where="image")
+    catalog = load_pulled(pulled, name=name, priority=priority, cache=parsed_cache())
+    catalog.path = reference
+    return catalog, pulled.warnings
 
 
 def cluster_input(

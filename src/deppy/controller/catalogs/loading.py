@@ -27,6 +27,7 @@ from deppy.controller.catalogs.sources import (
 )
 from deppy.controller.conditions import now, set_condition
 from deppy.controller.kube import ApiError, Body
+from deppy.controller.registry_secrets import SecretError
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError
 
@@ -57,7 +58,8 @@ def load_catalog(runtime: Runtime, body: Body, *, write: bool = True) -> bool:
         runtime.observe.catalog_failed(body, str(error), entry.catalog, seconds)
         if write:
             kept = f" (serving the content loaded at {entry.loaded_at})" if entry.catalog else ""
-            _write(runtime, body, "LoadFailed", f"{error}{kept}", {"lastAttemptTime": now()})
+            reason = "PullSecretInvalid" if isinstance(error, SecretError) else "LoadFailed"
+            _write(runtime, body, reason, f"{error}{kept}", {"lastAttemptTime": now()})
         return was_healthy
     runtime.observe.catalog_loaded(body, before, fields, time.perf_counter() - clock)
     if write:
@@ -134,6 +136,10 @@ def _load_now(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, 
         ):
             return False, content_fields(runtime, source.name)
         catalog, digest = load_path(source)
+    elif source.kind == "image":
+        from deppy.controller.catalogs.images import load_image
+
+        return load_image(runtime, source)
     else:
         if source.kind == "http":
             files = fetch_http(source.url)
@@ -229,7 +235,8 @@ def _write(
 
 
 def poll_due(body: Body, *, at: datetime.datetime | None = None) -> bool:
-    """An http or configMap Catalog whose poll interval has passed since the last attempt."""
+    """An http, image or configMap Catalog whose poll interval has passed since the last
+    attempt."""
     try:
         source = catalog_source(body)
     except InputError:
@@ -239,5 +246,6 @@ def poll_due(body: Body, *, at: datetime.datetime | None = None) -> bool:
         return True
     moment = at or datetime.datetime.now(datetime.UTC)
     then = datetime.datetime.strptime(last, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.UTC)
-    interval = source.poll_seconds if source.kind == "http" else min(source.poll_seconds, 60.0)
+    polled = source.kind in ("http", "image")
+    interval = source.poll_seconds if polled else min(source.poll_seconds, 60.0)
     return (moment - then).total_seconds() >= interval

@@ -1,4 +1,6 @@
-"""Where a Catalog's content comes from: an HTTP FBC stream, ConfigMaps, or a mounted directory.
+"""Where a Catalog's content comes from: an HTTP FBC stream, ConfigMaps, a mounted directory, or
+a catalog image in a registry (``image``: pulled as ``--catalog docker://…`` is, by
+``deppy.oci.pull``; its digest is the image's manifest digest, catalogd's ``resolvedSource``).
 
 ``catalog_source`` reads and checks ``spec.source`` (exactly one kind; the API server checks
 that too, this names the field when a client skipped validation). HTTP bodies and ConfigMap
@@ -26,7 +28,7 @@ from deppy.catalog.bundle_tree import load_any_catalog
 from deppy.catalog.fbc import load_catalog_documents
 from deppy.catalog.model import Catalog
 from deppy.cluster.http_catalog import fetch_stream
-from deppy.controller.fields import items, mapping, name_in, text
+from deppy.controller.fields import flag, items, mapping, name_in, text
 from deppy.errors import InputError
 from deppy.input_limits.limits import UnsafeInput
 from deppy.input_limits.streams import GZIP_MAGIC, gunzip_capped
@@ -43,16 +45,18 @@ class CatalogSource:
 
     name: str
     priority: int
-    kind: str  # http | configMap | path
-    url: str = ""
+    kind: str  # http | configMap | path | image
+    url: str = ""  # an image's docker:// reference
     poll_seconds: float = DEFAULT_POLL_SECONDS
-    namespace: str = ""
+    namespace: str = ""  # of the ConfigMaps; of an image's pull Secret
     config_maps: tuple[str, ...] = ()
     path: str = ""
+    pull_secret: str = ""
+    tls_verify: bool = True
 
     @property
     def where(self) -> str:
-        if self.kind == "http":
+        if self.kind in ("http", "image"):
             return self.url
         if self.kind == "configMap":
             return f"ConfigMap {self.namespace}/{','.join(self.config_maps)}"
@@ -74,11 +78,11 @@ def catalog_source(body: Mapping[str, Any]) -> CatalogSource:
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise InputError(f"{where}.priority", "expected an integer")
     source = mapping(spec.get("source"), f"{where}.source")
-    kinds = [k for k in ("http", "configMap", "path") if source.get(k)]
+    kinds = [k for k in ("http", "configMap", "path", "image") if source.get(k)]
     if len(kinds) != 1:
         raise InputError(
             f"{where}.source",
-            f"exactly one of http, configMap, path is needed, not {len(kinds)}",
+            f"exactly one of http, configMap, path, image is needed, not {len(kinds)}",
         )
     kind = kinds[0]
     here = f"{where}.source.{kind}"
@@ -92,6 +96,8 @@ def catalog_source(body: Mapping[str, Any]) -> CatalogSource:
         return CatalogSource(
             name, priority, kind, url=url, poll_seconds=seconds or DEFAULT_POLL_SECONDS
         )
+    if kind == "image":
+        return _image_source(name, priority, value, here)
     if kind == "configMap":
         names = [
             text(n, f"{here}.names[{i}]")
@@ -102,6 +108,36 @@ def catalog_source(body: Mapping[str, Any]) -> CatalogSource:
             raise InputError(here, "expected {namespace: NS, names: [CONFIGMAP, ...]}")
         return CatalogSource(name, priority, kind, namespace=namespace, config_maps=tuple(names))
     return CatalogSource(name, priority, kind, path=text(value.get("path"), f"{here}.path"))
+
+
+def _image_source(name: str, priority: int, value: Mapping[str, Any], here: str) -> CatalogSource:
+    """``source.image: {ref, pollInterval, pullSecret: {namespace, name}, tlsVerify}``; ``ref``
+    as catalogd takes it (``quay.io/org/catalog:tag``) or as deppy does (``docker://…``)."""
+    from deppy.cluster.catalogs import image_reference
+    from deppy.oci.reference import parse_reference
+
+    ref = text(value.get("ref"), f"{here}.ref")
+    reference = image_reference(ref.removeprefix("docker://")) if ref else None
+    if reference is None:
+        raise InputError(f"{here}.ref", "required field", "write e.g. quay.io/org/catalog:v4.18")
+    parse_reference(reference, where=f"{here}.ref")  # an InputError naming the field
+    poll = text(value.get("pollInterval"), f"{here}.pollInterval")
+    seconds = parse_duration(poll, f"{here}.pollInterval") if poll else None
+    verify = value.get("tlsVerify")
+    secret = mapping(value.get("pullSecret"), f"{here}.pullSecret")
+    secret_name = text(secret.get("name"), f"{here}.pullSecret.name")
+    if secret and not secret_name:
+        raise InputError(f"{here}.pullSecret.name", "required field", "name the Secret")
+    return CatalogSource(
+        name,
+        priority,
+        "image",
+        url=reference,
+        poll_seconds=seconds or DEFAULT_POLL_SECONDS,
+        namespace=text(secret.get("namespace"), f"{here}.pullSecret.namespace"),
+        pull_secret=secret_name,
+        tls_verify=True if verify is None else flag(verify, f"{here}.tlsVerify"),
+    )
 
 
 def fetch_http(url: str, timeout: float = HTTP_TIMEOUT) -> dict[str, bytes]:

@@ -175,18 +175,44 @@ def crd(
 
 
 def catalog_crd() -> dict[str, Any]:
+    poll = string(
+        "How often to load it again: 30s, 10m, 1h (default 10m).",
+        pattern=r"^([0-9]+(\.[0-9]+)?(s|m|h))+$",
+    )
     http = obj(
         {
             "url": string(
                 "A File-Based Catalog JSON stream, as catalogd serves …/api/v1/all.",
                 pattern="^https?://",
             ),
-            "pollInterval": string(
-                "How often to load it again: 30s, 10m, 1h (default 10m).",
-                pattern=r"^([0-9]+(\.[0-9]+)?(s|m|h))+$",
-            ),
+            "pollInterval": poll,
         },
         required=["url"],
+    )
+    image = obj(
+        {
+            "ref": string(
+                "A catalog image, as catalogd takes it (quay.io/org/catalog:v4.18, "
+                "…@sha256:DIGEST) or docker://HOST/REPO:TAG."
+            ),
+            "pollInterval": string(
+                "How often to ask for the tag's digest (default 10m); loaded when it moves.",
+                pattern=poll["pattern"],
+            ),
+            "tlsVerify": boolean(
+                "Check the registry's certificate (default true); false also allows plain HTTP."
+            ),
+            "pullSecret": obj(
+                {
+                    "namespace": string(
+                        "deppy's own namespace (the default): deppy reads Secrets nowhere else."
+                    ),
+                    "name": string("A kubernetes.io/dockerconfigjson Secret."),
+                },
+                required=["name"],
+            ),
+        },
+        required=["ref"],
     )
     config_map = obj(
         {
@@ -201,9 +227,9 @@ def catalog_crd() -> dict[str, Any]:
         {"path": string("A directory mounted into the controller's pod.")}, required=["path"]
     )
     source = obj(
-        {"http": http, "configMap": config_map, "path": path},
-        oneOf=[{"required": ["http"]}, {"required": ["configMap"]}, {"required": ["path"]}],
-        description="Exactly one of http, configMap, path.",
+        {"http": http, "configMap": config_map, "path": path, "image": image},
+        oneOf=[{"required": [k]} for k in ("http", "configMap", "path", "image")],
+        description="Exactly one of http, configMap, path, image.",
     )
     spec = obj(
         {"priority": integer("Higher is preferred (default 0)."), "source": source},
@@ -217,7 +243,11 @@ def catalog_crd() -> dict[str, Any]:
             "bundles": integer(),
             "problems": integer("Objects skipped as invalid."),
             "firstProblems": array(string()),
-            "digest": string("sha256 of the content."),
+            "digest": string("sha256 of the content (an image's: its manifest digest)."),
+            "resolvedSource": obj(
+                {"type": string(), "image": obj({"ref": string("The image served, by digest.")})},
+                description="An image's digest served, as catalogd writes it.",
+            ),
             "lastLoadTime": string(format="date-time"),
             "lastAttemptTime": string(format="date-time"),
         }

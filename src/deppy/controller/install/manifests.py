@@ -227,8 +227,9 @@ def cluster_role() -> dict[str, Any]:
 
 
 def secrets_role(namespace: str) -> list[dict[str, Any]]:
-    """Registry credentials of resolved catalogs (a ProvisionerClass's ``authSecret``): read in
-    deppy's own namespace only, never cluster-wide."""
+    """Registry credentials (a ProvisionerClass's ``authSecret``, an image Catalog's
+    ``pullSecret``): read in deppy's own namespace only, never cluster-wide (a Role with
+    ``resourceNames`` cannot name Secrets a user creates later)."""
     return [
         {
             "apiVersion": "rbac.authorization.k8s.io/v1",

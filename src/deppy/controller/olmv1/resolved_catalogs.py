@@ -13,9 +13,6 @@ never written anywhere: not to logs, Events, status or metrics.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,9 +22,10 @@ from deppy.controller.approval.resolveset import MANAGED_LABEL, MANAGER, UNIT_LA
 from deppy.controller.fields import flag, mapping, text
 from deppy.controller.kube import Body, Kube
 from deppy.controller.olmv1.extensions import NAMESPACE_LABEL, Wanted
+from deppy.controller.registry_secrets import own_namespace, registry_auth
 from deppy.controller.runtime import Runtime
 from deppy.errors import InputError, excerpt
-from deppy.oci.auth import RegistryAuth, auth_from_dockerconfigjson
+from deppy.oci.auth import RegistryAuth
 from deppy.oci.destination import RegistryDestination, parse_destination
 from deppy.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.resolution.answer import Resolution, SelectedBundle
@@ -35,8 +33,6 @@ from deppy.resolution.request import ResolutionRequest
 from deppy.workflows.olmv1 import PublishedCatalog, catalog_name, publish_resolved
 
 PARAMETER = "resolvedCatalog"
-SECRET_KEY = ".dockerconfigjson"
-DEFAULT_NAMESPACE = "deppy-system"  # the install manifests' namespace (POD_NAMESPACE wins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +43,6 @@ class Settings:
     tls_verify: bool
     auth_secret: str | None
     timeout: float = DEFAULT_TIMEOUT_S
-
-
-def own_namespace() -> str:
-    """Where deppy runs: its Secrets live there (the Deployment sets POD_NAMESPACE)."""
-    return os.environ.get("POD_NAMESPACE") or DEFAULT_NAMESPACE
 
 
 def settings_of(provisioner: Body, class_name: str) -> Settings | None:
@@ -92,21 +83,7 @@ def _timeout(value: Any, where: str) -> float:
 def _auth(kube: Kube, settings: Settings) -> RegistryAuth | None:
     if settings.auth_secret is None:
         return None
-    namespace = own_namespace()
-    where = f"Secret {namespace}/{settings.auth_secret}"
-    secret = kube.get("secrets", settings.auth_secret, namespace)
-    if secret is None:
-        raise InputError(
-            where, "not found", "create it: kubectl create secret docker-registry NAME ..."
-        )
-    encoded = (secret.get("data") or {}).get(SECRET_KEY)
-    if not isinstance(encoded, str):
-        raise InputError(where, f"has no {SECRET_KEY}", "a kubernetes.io/dockerconfigjson Secret")
-    try:
-        data = base64.b64decode(encoded, validate=True)
-    except (binascii.Error, ValueError):
-        raise InputError(where, f"{SECRET_KEY} is not base64") from None
-    return auth_from_dockerconfigjson(data, origin=where)
+    return registry_auth(kube, settings.auth_secret)
 
 
 def _set_as_resolution(entries: Sequence[Mapping[str, Any]], source: BundleSource) -> Resolution:

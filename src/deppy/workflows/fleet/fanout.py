@@ -74,10 +74,10 @@ def plan_batch(settings: FleetSettings, refs: Sequence[ClusterRef]) -> Batch:
     """What a worker runs: each cluster's record as JSON lines, and the batch's rollup. A
     cluster that trips a bug becomes an error record saying so (the rest of the batch, and
     the run, go on)."""
-    planner = planner_for(settings)
     records = []
     rollup = Rollup()
     for ref in refs:
+        planner = planner_for(settings, ref.catalog_set)  # a catalog it cannot read: the batch's
         try:
             record = planner.plan(ref)
         except Exception as error:  # a bug: one cluster's, reported, not the run's end
@@ -282,8 +282,10 @@ def _start_forkserver(settings: FleetSettings, refs: Sequence[ClusterRef]) -> No
 
     from deppy.workflows.fleet.warm_up import WARM_UP_VARIABLE, warm_up_request
 
-    paths = [r.path for r in refs[:WARM_UP_CLUSTERS] if r.path is not None]
-    os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths)
+    first = refs[:WARM_UP_CLUSTERS]
+    catalog_set = first[0].catalog_set if first else None  # the first clusters' catalogs
+    paths = [r.path for r in first if r.path is not None and r.catalog_set == catalog_set]
+    os.environ[WARM_UP_VARIABLE] = warm_up_request(settings, paths, catalog_set)
     try:  # the forkserver (and multiprocessing's resource tracker) inherit it as they start
         forkserver.set_forkserver_preload([*PRELOAD, "deppy.workflows.fleet.warm_up"])
         # the tracker first: starting it, multiprocessing blocks SIGINT and then unblocks it,

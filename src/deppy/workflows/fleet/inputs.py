@@ -48,7 +48,9 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 class ClusterRef:
     """One cluster of the fleet: ``index`` is its place in the input (records come out in
     that order), ``name`` what the report calls it (printable), ``path`` or ``context`` where
-    it is; ``problem`` why it cannot be read, found while listing (it has no path then).
+    it is; ``problem`` why it cannot be read, found while listing (it has no path then);
+    ``catalog_set`` the catalogs its export names as images (``FleetSettings.catalog_sets``;
+    None: the run's ``--catalog``, or the stored catalogs).
 
     For a worker that cannot see the client's files (``with_content``): ``content`` is the
     export's bytes, read by the client, or ``failed`` the error its read gave there."""
@@ -60,6 +62,7 @@ class ClusterRef:
     problem: str | None = None
     content: bytes | None = None
     failed: str | None = None
+    catalog_set: int | None = None
 
 
 _NOT_UTF8 = "the file name is not UTF-8; rename the file (a cluster is named by its file)"

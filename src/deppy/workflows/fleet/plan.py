@@ -56,7 +56,10 @@ class FleetSettings:
     ``catalogs`` and ``since`` are ``--catalog`` specs (absolute paths or stored names), read
     on the worker; ``since`` empty means no comparison with an older catalog release.
     ``pull``: the command's registry options, for workers that pull catalog images themselves
-    (a remote dask cluster's, ``fleet.shipping``); None where the command pulled them."""
+    (a remote dask cluster's, ``fleet.shipping``); None where the command pulled them.
+    ``catalog_sets`` are the catalogs exports name as images, read by the command
+    (``fleet.images``): a cluster's ``ClusterRef.catalog_set`` picks its set in place of
+    ``catalogs``."""
 
     catalogs: tuple[str, ...] = ()
     since: tuple[str, ...] = ()
@@ -65,6 +68,7 @@ class FleetSettings:
     kubeconfig: str | None = None
     rules: str | None = None  # None: olm-v0 for a cluster with Subscriptions, else deppy
     pull: PullOptions | None = None
+    catalog_sets: tuple[tuple[str, ...], ...] = ()
 
     def check(self) -> None:
         """Fails fast, before any worker starts, on what would fail every cluster: a target
@@ -188,10 +192,11 @@ class Planner:
         )
 
     @classmethod
-    def load(cls, settings: FleetSettings) -> Planner:
+    def load(cls, settings: FleetSettings, catalog_set: int | None = None) -> Planner:
         from deppy.workflows.catalog_loading import load_catalogs
 
-        source = load_catalogs([parse_catalog(s) for s in settings.catalogs])
+        specs = settings.catalogs if catalog_set is None else settings.catalog_sets[catalog_set]
+        source = load_catalogs([parse_catalog(s) for s in specs])
         old = load_catalogs([parse_catalog(s) for s in settings.since]) if settings.since else None
         return cls(
             source,
@@ -473,16 +478,19 @@ def _target_text(asked: ClusterFacts | None, target: ClusterFacts) -> dict[str, 
     }
 
 
-_PLANNERS: dict[FleetSettings, Planner] = {}
+_PLANNERS: dict[tuple[FleetSettings, int | None], Planner] = {}
 
 
-def planner_for(settings: FleetSettings) -> Planner:
-    """This process's planner for ``settings``: catalogs are loaded once per process (a dask
-    worker keeps its planner, and its caches, from one batch to the next)."""
-    found = _PLANNERS.get(settings)
+def planner_for(settings: FleetSettings, catalog_set: int | None = None) -> Planner:
+    """This process's planner for ``settings`` (and a cluster's ``catalog_set``): catalogs
+    are loaded once per process (a dask worker keeps its planners, and their caches, from one
+    batch to the next)."""
+    key = (settings, catalog_set)
+    found = _PLANNERS.get(key)
     if found is None:
-        _PLANNERS.clear()  # one run at a time per process: an older run's catalogs can go
-        found = _PLANNERS[settings] = Planner.load(settings)
+        if _PLANNERS and next(iter(_PLANNERS))[0] != settings:
+            _PLANNERS.clear()  # one run at a time per process: an older run's catalogs can go
+        found = _PLANNERS[key] = Planner.load(settings, catalog_set)
     return found
 
 

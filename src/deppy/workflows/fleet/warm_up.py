@@ -31,17 +31,26 @@ __all__ = ["WARM_UP_VARIABLE", "warm_up_request"]
 WARM_UP_VARIABLE = "DEPPY_FLEET_WARM_UP"
 
 
-def warm_up_request(settings: FleetSettings, paths: list[str]) -> str:
-    """The value of ``WARM_UP_VARIABLE`` that warms a planner for ``settings`` on ``paths``
-    (every field of the settings: texts, tuples of them, None; a setting added later travels
-    too, and the worker's planner is found under settings equal to the command's)."""
+def warm_up_request(
+    settings: FleetSettings, paths: list[str], catalog_set: int | None = None
+) -> str:
+    """The value of ``WARM_UP_VARIABLE`` that warms a planner for ``settings`` (and the
+    clusters' ``catalog_set``) on ``paths`` (every field of the settings: texts, tuples of
+    them, None; a setting added later travels too, and the worker's planner is found under
+    settings equal to the command's)."""
     named = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
-    return orjson.dumps({"settings": named, "clusters": paths}).decode()
+    asked = {"settings": named, "clusters": paths, "catalogSet": catalog_set}
+    return orjson.dumps(asked).decode()
 
 
 def _survives_fork(planner: Planner) -> bool:
     sides = [planner.new] + ([planner.old] if planner.old is not None else [])
     return all(isinstance(s.source, StoreSource) and s.source.survives_fork for s in sides)
+
+
+def _tuples(value: Any) -> Any:
+    """A setting as the command held it: JSON's lists as tuples, nested ones too."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def _warm_up() -> None:
@@ -54,16 +63,15 @@ def _warm_up() -> None:
     warnings.filterwarnings("ignore", "forkserver: waitpid returned unexpected pid")
     try:
         request = orjson.loads(asked)
-        named: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v for k, v in request["settings"].items()
-        }
+        named: dict[str, Any] = {k: _tuples(v) for k, v in request["settings"].items()}
         settings = FleetSettings(**named)
-        planner = planner_for(settings)
+        catalog_set = request.get("catalogSet")
+        planner = planner_for(settings, catalog_set)
         if not _survives_fork(planner):
             forget_planners()
             return
         for n, path in enumerate(request["clusters"]):
-            planner.plan(ClusterRef(n, path, path=path))
+            planner.plan(ClusterRef(n, path, path=path, catalog_set=catalog_set))
     except Exception:  # a warm-up, never a failure: the workers load their planner themselves
         forget_planners()
         return
