@@ -33,8 +33,9 @@ def resolved_ref(reference: str, digest: str) -> str:
 
 
 def load_image(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, Any]]:
-    """Load the image's catalog when its digest moved; (whether it did, the status fields)."""
-    from deppy.controller.catalogs.loading import content_fields, release_memory
+    """Load the image's catalog into the cache when its digest moved; (whether it did, the
+    status field naming the digest served). The caller (``loading``) adds the content's
+    fields and gives back the load's memory, as for every other kind."""
     from deppy.workflows.catalog_loading import images_path
 
     auth = (
@@ -61,8 +62,7 @@ def load_image(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str,
         source.name, source.priority
     ):
         cache.entries[source.name].error = None
-        return False, {**content_fields(runtime, source.name), **resolved}
+        return False, resolved
     catalog = load_pulled(pulled, name=source.name, priority=source.priority)
     cache.loaded(source.name, catalog, pulled.digest, now())
-    release_memory()
-    return True, {**content_fields(runtime, source.name), **resolved}
+    return True, resolved

@@ -139,7 +139,10 @@ def _load_now(runtime: Runtime, source: CatalogSource) -> tuple[bool, dict[str, 
     elif source.kind == "image":
         from deppy.controller.catalogs.images import load_image
 
-        return load_image(runtime, source)
+        loaded, resolved = load_image(runtime, source)
+        if loaded:
+            release_memory()
+        return loaded, {**content_fields(runtime, source.name), **resolved}
     else:
         if source.kind == "http":
             files = fetch_http(source.url)
