@@ -45,13 +45,14 @@ HEAVY = frozenset(
 milliseconds of a start-up budget the solve itself fits in a few of."""
 
 
-def imported(*args: str) -> set[str]:
+def imported(*args: str, env: dict[str, str] | None = None) -> set[str]:
     """The modules ``deppy ARGS`` imports, as run from a shell (the entry point's own code)."""
     run = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", ENTRY_POINT, *args],
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     return {
@@ -81,3 +82,17 @@ def test_version_imports_nothing_heavy() -> None:
     modules = imported("--version")
     assert heavy(modules) == []
     assert not any(m.startswith("deppy.solver") for m in modules)
+
+
+def test_reading_a_catalog_directory_loads_no_registry_client(tmp_path: Path) -> None:
+    """Every command that takes a catalog parses the registry options (``--tls-verify`` and the
+    rest, issue 46), most of them to read a directory: parsing them loaded the whole pull
+    (HTTP, TLS, tar, gzip: ~30 ms of a 0.12 s repeat resolve). Only reading an image does."""
+    import os
+
+    catalog = str(ROOT / "src" / "deppy" / "data" / "catalog")
+    args = ["resolve", "--catalog", catalog, "--require", "grafana-operator", "-q"]
+    modules = imported(*args, env={**os.environ, "DEPPY_HOME": str(tmp_path)})
+    assert "deppy.workflows.resolve" in modules, "the command did resolve"
+    pulled = {"tarfile", "ssl", "http.client", "gzip", "deppy.oci.pull", "deppy.oci.exchange"}
+    assert sorted(modules & pulled) == []

@@ -12,11 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from deppy.oci.pull import PulledImage, PullOptions, pull_catalog
+from deppy.oci.options import PullOptions
 
 if TYPE_CHECKING:
     from deppy.catalog.fbc.cache import ParsedCache
     from deppy.catalog.model import Catalog
+    from deppy.oci.pull import PulledImage
 
 _OPTIONS: list[PullOptions] = [PullOptions()]
 
@@ -40,6 +41,8 @@ def pulled_image(
 ) -> PulledImage:
     """The image ``text`` names, in ``cache_dir`` (read when not there); its warnings told
     to ``report``."""
+    from deppy.oci.pull import pull_catalog  # HTTP, TLS and tar: only when an image is read
+
     pulled = pull_catalog(text, cache_dir=cache_dir, options=options or pull_options(), where=where)
     if report is not None:
         for line in pulled.warnings:

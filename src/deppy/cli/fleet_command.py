@@ -21,7 +21,7 @@ from deppy.errors import DeppyError, InputError
 from deppy.oci.reference import is_image_reference
 
 if TYPE_CHECKING:
-    from deppy.oci.pull import PullOptions
+    from deppy.oci.options import PullOptions
     from deppy.oci.reference import RegistryReference
     from deppy.workflows.fleet.inputs import ClusterRef
     from deppy.workflows.fleet.plan import FleetSettings

@@ -29,7 +29,8 @@ from email.message import Message
 from typing import Final
 from urllib.parse import quote, urljoin, urlsplit
 
-DEFAULT_TIMEOUT_S: Final = 60.0
+from deppy.oci.options import DEFAULT_TIMEOUT_S
+
 MAX_ANSWER_BYTES: Final = 4 << 20
 """The longest answer body read (a /v2/ ping, an error, a token): 4 MiB, far past any real one."""
 MAX_REDIRECTS: Final = 10  # Go's net/http, which skopeo and podman use

@@ -34,7 +34,6 @@ from deppy.errors import InputError
 from deppy.input_limits import UnsafeInput
 from deppy.oci.auth import RegistryAuth, auth_from_files
 from deppy.oci.destination import shown
-from deppy.oci.exchange import DEFAULT_TIMEOUT_S
 from deppy.oci.fetch import (
     MAX_LAYER_BYTES,
     LayoutImage,
@@ -44,6 +43,7 @@ from deppy.oci.fetch import (
     labels_of,
 )
 from deppy.oci.image import CONFIGS_LABEL
+from deppy.oci.options import PullOptions
 from deppy.oci.reference import DIGEST, LayoutReference, RegistryReference, parse_reference
 from deppy.oci.session import RegistryError
 from deppy.oci.unpack import Unpacked, unpack_file, unpack_layer
@@ -53,19 +53,6 @@ DEFAULT_CONFIGS: Final = "/configs"
 DEFAULT_DATABASE: Final = "/database/index.db"
 CATALOG_DIR: Final = "catalog"
 DATABASE_FILE: Final = "index.db"
-
-
-@dataclass(frozen=True, slots=True)
-class PullOptions:
-    """How images are read: ``--tls-verify``, ``--registry-timeout``, ``--platform``,
-    ``--offline``."""
-
-    tls_verify: bool = True
-    timeout: float = DEFAULT_TIMEOUT_S
-    platform: str | None = None
-    offline: bool = False
-    last_read_when_unreachable: bool = True
-    """False for ``catalog add|refresh``: reading the registry is what they are for."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,7 @@ from deppy.workflows.upgrades import (
 )
 
 if TYPE_CHECKING:
-    from deppy.oci.pull import PullOptions
+    from deppy.oci.options import PullOptions
 
 __all__ = ["FleetSettings", "Planner", "forget_planners", "planner_for"]
 
