@@ -8,7 +8,7 @@ catalog for the first time), in the same run; medians of --repeats.
 Targets: the image's plan within 10% of the directory's; the image pulled once per run (its
 blobs fetched once each, counted in the registry's access log), whatever the workers.
 
-Usage: python benchmarks/fleet_images.py [--clusters 10000] [--workers 2] [--repeats 3]
+Usage: python benchmarks/fleet_export_images.py [--clusters 10000] [--workers 2] [--repeats 3]
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Goals: the image's median wall time within 10% of the directory's, and at most o
 worker per run (the registry's access log: manifest and blob GETs; the command itself asks
 one HEAD for the tag). Both plans are byte-identical (the catalog named alike in both).
 
-Usage: python benchmarks/fleet_image.py [--clusters 10000] [--workers 2] [--repeat 3]
+Usage: python benchmarks/fleet_remote_image.py [--clusters 10000] [--workers 2] [--repeat 3]
        [--work DIR] [--seed S]
 """
 
